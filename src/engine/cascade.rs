@@ -1,0 +1,293 @@
+//! The cascade (SPEC section 2): clear every group at once, apply gravity, refill, repeat while
+//! any run exists; then, if the board is dead, optionally shuffle it.
+
+use rand::Rng;
+
+use super::board::{Board, EMPTY};
+use super::error::EngineError;
+use super::gravity::{Fall, Spawn, apply_gravity, refill};
+use super::moves::{Swap, SwapVerdict, judge_swap};
+use super::runs::{Group, find_groups};
+use super::scoring::cascade_group_score;
+use super::shuffle::shuffle;
+use super::stable::{StableBoard, is_stable};
+use super::moves::count_valid_swaps;
+
+/// How empty cells are filled after gravity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refill {
+    /// Each empty cell, in row-major order, gets a colour drawn uniformly from `1..=colors`
+    /// (`colors` in `1..=16`).
+    Random {
+        /// Number of colours to draw from.
+        colors: u8,
+    },
+    /// Empty cells stay empty (LeetCode 723 semantics).
+    None,
+}
+
+/// Options of one cascade resolution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CascadeOptions {
+    /// Refill mode.
+    pub refill: Refill,
+    /// Shuffle a dead final board (only under [`Refill::Random`]).
+    pub auto_shuffle: bool,
+    /// Maximum number of steps, at least 1.
+    pub max_steps: u32,
+}
+
+/// One cascade step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CascadeStep {
+    /// 1-based step number k.
+    pub index: u32,
+    /// Groups cleared, ordered by first cell (empty for a settling step).
+    pub groups: Vec<Group>,
+    /// Tiles moved by gravity, ordered by `from` in row-major order.
+    pub falls: Vec<Fall>,
+    /// Cells filled by refill, row-major.
+    pub spawns: Vec<Spawn>,
+    /// `10 * n * k` summed over the groups.
+    pub score: u64,
+    /// The board after the step.
+    pub board: Board,
+}
+
+/// Everything a resolution produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CascadeOutcome {
+    /// Steps in order; empty when nothing happened.
+    pub steps: Vec<CascadeStep>,
+    /// The final board (after the shuffle, if any).
+    pub board: Board,
+    /// Sum of the steps' scores.
+    pub total_score: u64,
+    /// The dead board before the automatic shuffle, when one happened.
+    pub board_before_shuffle: Option<Board>,
+    /// True when the final board is stable and has no valid swap.
+    pub dead: bool,
+    /// Valid swaps on the final board (0 unless it is stable).
+    pub valid_swap_count: usize,
+    /// True when the final board is stable.
+    pub stable: bool,
+}
+
+/// Applies `swap` to a stable board and resolves the cascade it triggers.
+///
+/// # Errors
+/// [`EngineError::PositionOffBoard`] (`swap.a` or `swap.b`) for an off-board position,
+/// [`EngineError::IllegalSwap`] for a non-adjacent, empty or non-matching swap,
+/// [`EngineError::CascadeLimitExceeded`] when the cascade needs more than `max_steps` steps.
+pub fn resolve_swap<R: Rng + ?Sized>(
+    board: StableBoard,
+    swap: Swap,
+    options: CascadeOptions,
+    rng: &mut R,
+) -> Result<CascadeOutcome, EngineError> {
+    match judge_swap(&board, swap) {
+        SwapVerdict::Ok => {}
+        SwapVerdict::OutOfBounds => {
+            let b = board.board();
+            let (field, position) =
+                if b.index_of(swap.a).is_none() { ("swap.a", swap.a) } else { ("swap.b", swap.b) };
+            return Err(EngineError::PositionOffBoard {
+                field,
+                position,
+                width: b.width(),
+                height: b.height(),
+            });
+        }
+        verdict => return Err(EngineError::IllegalSwap(verdict)),
+    }
+    let mut board = board.into_board();
+    let width = board.width();
+    let (a, b) = (
+        swap.a.row as usize * width + swap.a.col as usize,
+        swap.b.row as usize * width + swap.b.col as usize,
+    );
+    board.cells_mut().swap(a, b);
+    run_cascade(board, Vec::new(), options, rng)
+}
+
+/// Resolves a well-formed board as given: first settles empty cells (a step with no groups,
+/// only falls and spawns, when anything changes), then cascades.
+///
+/// # Errors
+/// [`EngineError::CascadeLimitExceeded`] when the cascade needs more than `max_steps` steps.
+pub fn resolve_board<R: Rng + ?Sized>(
+    mut board: Board,
+    options: CascadeOptions,
+    rng: &mut R,
+) -> Result<CascadeOutcome, EngineError> {
+    let mut steps = Vec::new();
+    if board.has_empty_cell() {
+        let falls = apply_gravity(&mut board);
+        let spawns = match options.refill {
+            Refill::Random { colors } => refill(&mut board, colors, rng),
+            Refill::None => Vec::new(),
+        };
+        if !falls.is_empty() || !spawns.is_empty() {
+            steps.push(CascadeStep {
+                index: 1,
+                groups: Vec::new(),
+                falls,
+                spawns,
+                score: 0,
+                board: board.clone(),
+            });
+        }
+    }
+    run_cascade(board, steps, options, rng)
+}
+
+fn run_cascade<R: Rng + ?Sized>(
+    mut board: Board,
+    mut steps: Vec<CascadeStep>,
+    options: CascadeOptions,
+    rng: &mut R,
+) -> Result<CascadeOutcome, EngineError> {
+    loop {
+        let groups = find_groups(&board);
+        if groups.is_empty() {
+            break;
+        }
+        let index = steps.len() as u32 + 1;
+        if index > options.max_steps {
+            return Err(EngineError::CascadeLimitExceeded { max_steps: options.max_steps });
+        }
+        let width = board.width();
+        let cells = board.cells_mut();
+        let mut score = 0;
+        for group in &groups {
+            score += cascade_group_score(group.cells.len(), index);
+            for cell in &group.cells {
+                cells[cell.row as usize * width + cell.col as usize] = EMPTY;
+            }
+        }
+        let falls = apply_gravity(&mut board);
+        let spawns = match options.refill {
+            Refill::Random { colors } => refill(&mut board, colors, rng),
+            Refill::None => Vec::new(),
+        };
+        steps.push(CascadeStep { index, groups, falls, spawns, score, board: board.clone() });
+    }
+    let total_score = steps.iter().map(|step| step.score).sum();
+    let mut outcome = CascadeOutcome {
+        steps,
+        board,
+        total_score,
+        board_before_shuffle: None,
+        dead: false,
+        valid_swap_count: 0,
+        stable: false,
+    };
+    if is_stable(&outcome.board) {
+        outcome.stable = true;
+        let stable = StableBoard::new_unchecked(outcome.board.clone());
+        outcome.valid_swap_count = count_valid_swaps(&stable);
+        outcome.dead = outcome.valid_swap_count == 0;
+        let may_shuffle = matches!(options.refill, Refill::Random { .. }) && options.auto_shuffle;
+        if outcome.dead && may_shuffle {
+            // No playable permutation is not an error here: the move itself was legal.
+            if let Ok(shuffled) = shuffle(&outcome.board, rng) {
+                outcome.valid_swap_count = count_valid_swaps(&shuffled);
+                outcome.dead = false;
+                outcome.board_before_shuffle =
+                    Some(std::mem::replace(&mut outcome.board, shuffled.into_board()));
+            }
+        }
+    }
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Position;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    const NONE: CascadeOptions =
+        CascadeOptions { refill: Refill::None, auto_shuffle: true, max_steps: 1000 };
+
+    fn swap(a: (u32, u32), b: (u32, u32)) -> Swap {
+        Swap::new(Position::new(a.0, a.1), Position::new(b.0, b.1))
+    }
+
+    fn rng() -> ChaCha8Rng {
+        ChaCha8Rng::seed_from_u64(42)
+    }
+
+    #[test]
+    fn spec_example_two_groups_in_step_one() {
+        let board = StableBoard::try_from(Board::parse("RRG/GGR").unwrap()).unwrap();
+        let outcome = resolve_swap(board, swap((0, 2), (1, 2)), NONE, &mut rng()).unwrap();
+        assert_eq!(outcome.steps.len(), 1);
+        let groups = &outcome.steps[0].groups;
+        assert_eq!(groups.len(), 2);
+        assert_eq!(groups[0].color, 1);
+        assert!(groups[0].cells.iter().all(|p| p.row == 0));
+        assert_eq!(groups[1].color, 2);
+        assert!(groups[1].cells.iter().all(|p| p.row == 1));
+        assert_eq!(outcome.steps[0].score, 60);
+        assert_eq!(outcome.board.to_string(), ".../...");
+        assert!(!outcome.stable && !outcome.dead);
+    }
+
+    #[test]
+    fn spec_example_column_then_row() {
+        let board = StableBoard::try_from(Board::parse("GRYY/YRRG/BGYY/BGGY").unwrap()).unwrap();
+        let outcome = resolve_swap(board, swap((0, 3), (1, 3)), NONE, &mut rng()).unwrap();
+        assert_eq!(outcome.steps.len(), 2);
+        assert_eq!(outcome.steps[0].groups.len(), 1);
+        assert_eq!(outcome.steps[0].groups[0].color, 4);
+        assert_eq!(outcome.steps[1].groups[0].color, 2);
+        assert_eq!(outcome.board.to_string(), "G.../YRY./BRR./BGY.");
+        // Step 1: 3 tiles * 10 * 1; step 2: 3 tiles * 10 * 2.
+        assert_eq!(outcome.total_score, 30 + 60);
+    }
+
+    #[test]
+    fn spec_example_resolve_as_given() {
+        let board = Board::parse("13552/34331/32452/24455/14411").unwrap();
+        let outcome = resolve_board(board, NONE, &mut rng()).unwrap();
+        assert_eq!(outcome.steps.len(), 2);
+        assert_eq!(outcome.board.to_string(), Board::parse("13.../34.52/32.31/24.52/14311").unwrap().to_string());
+    }
+
+    #[test]
+    fn empty_cells_are_settled_in_a_step_without_groups() {
+        let board = Board::parse("R.G/.GB/GBR").unwrap();
+        let outcome = resolve_board(board, NONE, &mut rng()).unwrap();
+        assert_eq!(outcome.steps.len(), 1);
+        assert!(outcome.steps[0].groups.is_empty());
+        assert_eq!(outcome.steps[0].falls.len(), 1);
+        assert_eq!(outcome.board.to_string(), "..G/RGB/GBR");
+        // Nothing to settle, nothing to clear: no step.
+        let settled = resolve_board(Board::parse("..G/RGB/GBR").unwrap(), NONE, &mut rng()).unwrap();
+        assert!(settled.steps.is_empty());
+    }
+
+    #[test]
+    fn random_refill_leaves_a_stable_board_and_conserves_tiles() {
+        let options = CascadeOptions { refill: Refill::Random { colors: 4 }, auto_shuffle: true, max_steps: 1000 };
+        let board = StableBoard::try_from(Board::parse("RRG/GGR/BYB").unwrap()).unwrap();
+        let outcome = resolve_swap(board, swap((0, 2), (1, 2)), options, &mut rng()).unwrap();
+        assert!(outcome.stable);
+        for step in &outcome.steps {
+            let cleared: usize = step.groups.iter().map(|g| g.cells.len()).sum();
+            assert_eq!(cleared, step.spawns.len());
+        }
+    }
+
+    #[test]
+    fn one_colour_refill_hits_the_step_limit() {
+        let options = CascadeOptions { refill: Refill::Random { colors: 1 }, auto_shuffle: true, max_steps: 50 };
+        let board = Board::parse("RRR/GBG/BGB").unwrap();
+        assert_eq!(
+            resolve_board(board, options, &mut rng()),
+            Err(EngineError::CascadeLimitExceeded { max_steps: 50 })
+        );
+    }
+}

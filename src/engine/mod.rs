@@ -1,0 +1,43 @@
+//! The puzzle engine: pure rules, no transport. Boards are parsed into types that are valid by
+//! construction ([`Board`], [`StableBoard`], [`SettledBoard`]); every operation returns a
+//! domain result or an [`EngineError`].
+//!
+//! All randomness comes from one caller-supplied RNG stream ([`rng_from_seed`]) that advances
+//! across a whole call, so the same request gives the same result on every run.
+
+mod arrange;
+pub mod board;
+pub mod cascade;
+pub mod collapse;
+pub mod error;
+pub mod generate;
+pub mod gravity;
+pub mod moves;
+pub mod runs;
+pub mod scoring;
+pub mod shuffle;
+pub mod stable;
+
+pub use board::{Board, BoardError, EMPTY, MAX_COLOR, MAX_SIDE, Position};
+pub use cascade::{CascadeOptions, CascadeOutcome, CascadeStep, Refill, resolve_board, resolve_swap};
+pub use collapse::{
+    ColumnShift, LegalGroup, SettledBoard, TapOutcome, TapRejection, generate_collapse_board,
+    is_game_over, legal_groups, parse_min_group, tap,
+};
+pub use error::{EngineError, Unsettled};
+pub use generate::generate_swap_board;
+pub use gravity::{Fall, Spawn};
+pub use moves::{Swap, SwapVerdict, count_valid_swaps, is_dead, judge_swap, valid_swaps};
+pub use runs::{Group, find_groups, has_run, matched_positions};
+pub use scoring::ScoringRule;
+pub use shuffle::shuffle;
+pub use stable::{StableBoard, is_stable};
+
+/// The RNG every seeded operation draws from: ChaCha8 seeded with `seed_from_u64(seed)`.
+/// Its output is portable and fixed for a given seed, which the golden tests pin.
+pub type SeededRng = rand_chacha::ChaCha8Rng;
+
+/// The RNG stream for a request's `seed`.
+pub fn rng_from_seed(seed: u64) -> SeededRng {
+    rand::SeedableRng::seed_from_u64(seed)
+}

@@ -1,0 +1,256 @@
+//! Swap legality and the list of valid swaps (SPEC section 2).
+//!
+//! A swap `(a, b)` is valid iff both positions are on the board, orthogonally adjacent
+//! (Manhattan distance 1), both cells are non-empty, and after swapping at least one of `a`, `b`
+//! is a matched cell. Only lines through `a` and `b` can change, so each check is local: O(1)
+//! per candidate swap, no allocation.
+
+use super::board::{Board, EMPTY, Position};
+use super::stable::StableBoard;
+
+/// Two positions to exchange.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Swap {
+    /// First tile.
+    pub a: Position,
+    /// Second tile.
+    pub b: Position,
+}
+
+impl Swap {
+    /// The swap of `a` and `b`.
+    pub const fn new(a: Position, b: Position) -> Self {
+        Self { a, b }
+    }
+}
+
+/// The verdict on a proposed swap, checked in declaration order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SwapVerdict {
+    /// The swap is valid.
+    Ok,
+    /// `a` or `b` lies off the board.
+    OutOfBounds,
+    /// Same cell, diagonal, or more than one step apart.
+    NotAdjacent,
+    /// `a` or `b` is empty.
+    EmptyCell,
+    /// After the swap neither `a` nor `b` is a matched cell.
+    NoMatch,
+}
+
+/// Judges `swap` on a stable board.
+pub fn judge_swap(board: &StableBoard, swap: Swap) -> SwapVerdict {
+    judge_swap_on(board.board(), swap)
+}
+
+/// Judges `swap` on any well-formed board (the rules only need the cells around `a` and `b`).
+pub(crate) fn judge_swap_on(board: &Board, swap: Swap) -> SwapVerdict {
+    let (Some(a), Some(b)) = (board.index_of(swap.a), board.index_of(swap.b)) else {
+        return SwapVerdict::OutOfBounds;
+    };
+    if swap.a.row.abs_diff(swap.b.row) + swap.a.col.abs_diff(swap.b.col) != 1 {
+        return SwapVerdict::NotAdjacent;
+    }
+    let cells = board.cells();
+    if cells[a] == EMPTY || cells[b] == EMPTY {
+        return SwapVerdict::EmptyCell;
+    }
+    if swap_makes_match(cells, board.width(), board.height(), a, b) {
+        SwapVerdict::Ok
+    } else {
+        SwapVerdict::NoMatch
+    }
+}
+
+/// True when exchanging cells `a` and `b` (adjacent, both non-empty) leaves `a` or `b` matched.
+#[inline]
+pub(crate) fn swap_makes_match(cells: &[u8], width: usize, height: usize, a: usize, b: usize) -> bool {
+    let (color_a, color_b) = (cells[a], cells[b]);
+    if color_a == color_b {
+        return false;
+    }
+    // After the swap, cell `b` holds `color_a` and cell `a` holds `color_b`.
+    let after = |index: usize| -> u8 {
+        if index == a {
+            color_b
+        } else if index == b {
+            color_a
+        } else {
+            cells[index]
+        }
+    };
+    in_run(after, width, height, b, color_a) || in_run(after, width, height, a, color_b)
+}
+
+/// True when the cell at `index`, holding `color`, is in a run of the board read through `cell`.
+#[inline]
+fn in_run(cell: impl Fn(usize) -> u8, width: usize, height: usize, index: usize, color: u8) -> bool {
+    let (row, col) = (index / width, index % width);
+    let mut horizontal = 1;
+    let mut c = col;
+    while c > 0 && horizontal < 3 && cell(index - (col - c) - 1) == color {
+        horizontal += 1;
+        c -= 1;
+    }
+    let mut c = col;
+    while c + 1 < width && horizontal < 3 && cell(index + (c - col) + 1) == color {
+        horizontal += 1;
+        c += 1;
+    }
+    if horizontal >= 3 {
+        return true;
+    }
+    let mut vertical = 1;
+    let mut r = row;
+    while r > 0 && vertical < 3 && cell(index - (row - r + 1) * width) == color {
+        vertical += 1;
+        r -= 1;
+    }
+    let mut r = row;
+    while r + 1 < height && vertical < 3 && cell(index + (r - row + 1) * width) == color {
+        vertical += 1;
+        r += 1;
+    }
+    vertical >= 3
+}
+
+/// Calls `visit(a, b)` for every valid swap of a full, run-free arrangement of `cells`, with
+/// `a < b` (row-major indices: `b` is `a`'s right or lower neighbour), in ascending `(a, b)`
+/// order. Stops early when `visit` returns `false`.
+#[inline]
+pub(crate) fn for_each_valid_swap(
+    cells: &[u8],
+    width: usize,
+    height: usize,
+    mut visit: impl FnMut(usize, usize) -> bool,
+) {
+    for a in 0..cells.len() {
+        let col = a % width;
+        if col + 1 < width && swap_makes_match(cells, width, height, a, a + 1) && !visit(a, a + 1) {
+            return;
+        }
+        if a + width < cells.len()
+            && swap_makes_match(cells, width, height, a, a + width)
+            && !visit(a, a + width)
+        {
+            return;
+        }
+    }
+}
+
+/// Number of valid swaps of a full, run-free arrangement of `cells`.
+pub(crate) fn count_valid_swaps_in(cells: &[u8], width: usize, height: usize) -> usize {
+    let mut count = 0;
+    for_each_valid_swap(cells, width, height, |_, _| {
+        count += 1;
+        true
+    });
+    count
+}
+
+/// True when a full, run-free arrangement of `cells` has at least `minimum` valid swaps.
+pub(crate) fn has_valid_swaps(cells: &[u8], width: usize, height: usize, minimum: usize) -> bool {
+    if minimum == 0 {
+        return true;
+    }
+    let mut count = 0;
+    for_each_valid_swap(cells, width, height, |_, _| {
+        count += 1;
+        count < minimum
+    });
+    count >= minimum
+}
+
+/// Every valid swap of `board` once, as `(a, b)` with `a` before `b` in row-major order, sorted
+/// by `a` then `b` (SPEC section 2). Empty exactly when the board is dead.
+pub fn valid_swaps(board: &StableBoard) -> Vec<Swap> {
+    let board = board.board();
+    let mut swaps = Vec::new();
+    for_each_valid_swap(board.cells(), board.width(), board.height(), |a, b| {
+        swaps.push(Swap::new(board.position_of(a), board.position_of(b)));
+        true
+    });
+    swaps
+}
+
+/// Number of valid swaps of `board`.
+pub fn count_valid_swaps(board: &StableBoard) -> usize {
+    let board = board.board();
+    count_valid_swaps_in(board.cells(), board.width(), board.height())
+}
+
+/// True when `board` has no valid swap.
+pub fn is_dead(board: &StableBoard) -> bool {
+    let board = board.board();
+    !has_valid_swaps(board.cells(), board.width(), board.height(), 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stable(text: &str) -> StableBoard {
+        StableBoard::try_from(Board::parse(text).unwrap()).unwrap()
+    }
+
+    fn swap(a: (u32, u32), b: (u32, u32)) -> Swap {
+        Swap::new(Position::new(a.0, a.1), Position::new(b.0, b.1))
+    }
+
+    #[test]
+    fn spec_example_swap_is_ok() {
+        assert_eq!(judge_swap(&stable("RRG/GGR"), swap((0, 2), (1, 2))), SwapVerdict::Ok);
+        // Order of a and b does not matter.
+        assert_eq!(judge_swap(&stable("RRG/GGR"), swap((1, 2), (0, 2))), SwapVerdict::Ok);
+    }
+
+    #[test]
+    fn verdicts_in_order() {
+        let board = stable("RRG/GGR");
+        assert_eq!(judge_swap(&board, swap((0, 2), (0, 3))), SwapVerdict::OutOfBounds);
+        assert_eq!(judge_swap(&board, swap((2, 0), (1, 0))), SwapVerdict::OutOfBounds);
+        assert_eq!(judge_swap(&board, swap((0, 0), (0, 0))), SwapVerdict::NotAdjacent);
+        assert_eq!(judge_swap(&board, swap((0, 0), (1, 1))), SwapVerdict::NotAdjacent);
+        assert_eq!(judge_swap(&board, swap((0, 0), (0, 2))), SwapVerdict::NotAdjacent);
+        assert_eq!(judge_swap(&board, swap((0, 0), (0, 1))), SwapVerdict::NoMatch);
+        assert_eq!(judge_swap(&board, swap((0, 0), (1, 0))), SwapVerdict::NoMatch);
+    }
+
+    #[test]
+    fn empty_cells_are_a_verdict_on_unsettled_boards() {
+        let board = Board::parse("R.G/GGR").unwrap();
+        assert_eq!(judge_swap_on(&board, swap((0, 0), (0, 1))), SwapVerdict::EmptyCell);
+    }
+
+    #[test]
+    fn no_wrap_around_between_rows() {
+        // (0,2) and (1,0) are consecutive row-major indices but not adjacent.
+        assert_eq!(judge_swap(&stable("RGB/GBR"), swap((0, 2), (1, 0))), SwapVerdict::NotAdjacent);
+    }
+
+    #[test]
+    fn spec_example_dead_board() {
+        let board = stable("RGB/GBR/BRG");
+        assert!(is_dead(&board));
+        assert_eq!(valid_swaps(&board), Vec::new());
+        let shuffled = stable("BBG/BGR/RGR");
+        // Swapping (0,1) and (0,2) lines up G in column 1.
+        assert_eq!(valid_swaps(&shuffled), vec![swap((0, 1), (0, 2))]);
+    }
+
+    #[test]
+    fn valid_swaps_are_sorted_and_counted() {
+        let board = stable("RRG/GGR");
+        let swaps = valid_swaps(&board);
+        assert_eq!(swaps, vec![swap((0, 2), (1, 2))]);
+        assert_eq!(count_valid_swaps(&board), 1);
+    }
+
+    #[test]
+    fn a_swap_that_completes_a_vertical_run_in_the_middle_is_valid() {
+        // Moving G from (1,1) to (1,0) makes column 0 G,G,G.
+        let board = stable("GRB/RGY/GBR");
+        assert_eq!(judge_swap(&board, swap((1, 0), (1, 1))), SwapVerdict::Ok);
+    }
+}

@@ -1,0 +1,78 @@
+//! Shuffle (SPEC section 2): a permutation of the board's tiles (same multiset of colours) that
+//! is stable and has at least one valid swap, chosen by the seed.
+
+use rand::Rng;
+
+use super::arrange::{Arrangement, Palette, arrange};
+use super::board::{Board, EMPTY, MAX_COLOR};
+use super::error::EngineError;
+use super::moves::has_valid_swaps;
+use super::stable::StableBoard;
+
+/// Permutes the tiles of a full `board` into a stable board with at least one valid swap.
+///
+/// Work is bounded (see [`super::arrange`]); small boards (up to 16 cells) are searched
+/// exhaustively.
+///
+/// # Errors
+/// [`EngineError::BoardNotFull`] when a cell is empty; [`EngineError::NoShuffleExists`] when no
+/// permutation qualifies (always the case when both sides are below 3, or for a single colour)
+/// or none is found within the bounded search.
+pub fn shuffle<R: Rng + ?Sized>(board: &Board, rng: &mut R) -> Result<StableBoard, EngineError> {
+    if board.has_empty_cell() {
+        let empty_cells = (0..board.cells().len())
+            .filter(|&i| board.at(i) == EMPTY)
+            .map(|i| board.position_of(i))
+            .collect();
+        return Err(EngineError::BoardNotFull { empty_cells });
+    }
+    let (width, height) = (board.width(), board.height());
+    if width < 3 && height < 3 {
+        return Err(EngineError::NoShuffleExists);
+    }
+    let mut counts = [0u16; MAX_COLOR as usize + 1];
+    for (color, &count) in board.color_counts().iter().enumerate() {
+        counts[color] = count as u16; // at most 4096 cells
+    }
+    match arrange(width, height, Palette::Multiset { counts }, rng, |cells| {
+        has_valid_swaps(cells, width, height, 1)
+    }) {
+        Arrangement::Found(cells) => {
+            Ok(StableBoard::new_unchecked(Board::from_engine_cells(width, height, cells)))
+        }
+        Arrangement::Impossible | Arrangement::GaveUp => Err(EngineError::NoShuffleExists),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{count_valid_swaps, is_stable};
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn spec_example_dead_board_has_a_shuffle() {
+        let board = Board::parse("RGB/GBR/BRG").unwrap();
+        let shuffled = shuffle(&board, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
+        assert!(is_stable(shuffled.board()));
+        assert!(count_valid_swaps(&shuffled) >= 1);
+        assert_eq!(shuffled.board().color_counts(), board.color_counts());
+    }
+
+    #[test]
+    fn impossible_shuffles_are_refused() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for text in ["RG/GR", "RRG", "RRRR/RRRR/RRRR", "R/G/R"] {
+            assert_eq!(
+                shuffle(&Board::parse(text).unwrap(), &mut rng),
+                Err(EngineError::NoShuffleExists),
+                "{text}"
+            );
+        }
+        assert!(matches!(
+            shuffle(&Board::parse("R.G").unwrap(), &mut rng),
+            Err(EngineError::BoardNotFull { .. })
+        ));
+    }
+}
