@@ -475,8 +475,8 @@ mod tests {
 
     #[test]
     fn two_adjacent_empty_columns_close() {
-        let outcome = tap(&settled("BBA/BBA"), Position::new(1, 1), ScoringRule::PopStar, 2).unwrap();
-        assert_eq!(outcome.board.board().to_string(), "A../A..");
+        let outcome = tap(&settled("BBA/BBC"), Position::new(1, 1), ScoringRule::PopStar, 2).unwrap();
+        assert_eq!(outcome.board.board().to_string(), "A../C..");
         assert_eq!(outcome.column_shifts, vec![ColumnShift { from_col: 2, to_col: 0 }]);
         assert!(outcome.game_over);
         assert_eq!(outcome.end_bonus, 2000 - 20 * 4);
