@@ -29,6 +29,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build_server(true)
         .build_client(true)
         .emit_rerun_if_changed(false)
+        // JSON output of the command-line client.
+        .type_attribute(".matchgrid.v1", "#[derive(serde::Serialize)]")
+        .field_attribute(
+            ".matchgrid.v1.ValidateSwapResponse.verdict",
+            "#[serde(serialize_with = \"crate::proto::serialize_swap_verdict\")]",
+        )
         .compile_fds(descriptor_set)?;
     Ok(())
 }

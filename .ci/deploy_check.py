@@ -345,6 +345,17 @@ def check_cargo(cargo_toml: str, dockerfile: str) -> int:
             needed.add(t.get("path", default))
     if (root / "proto").is_dir():
         needed.add("proto")
+    # Files pulled in at compile time, e.g. #![doc = include_str!("../README.md")].
+    sources = list((root / "src").rglob("*.rs")) if (root / "src").is_dir() else []
+    if build and (root / build).is_file():
+        sources.append(root / build)
+    for rs in sources:
+        for lit in re.findall(r'include_(?:str|bytes)!\s*\(\s*"([^"]+)"', rs.read_text()):
+            target = (rs.parent / lit).resolve()
+            try:
+                needed.add(str(target.relative_to(root.resolve())))
+            except ValueError:
+                problems.append(f"{rs.relative_to(root)} includes {lit}, outside the crate")
 
     copied: list[str] = []
     for st in stages(dockerfile):

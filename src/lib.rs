@@ -5,7 +5,10 @@
 //! - [`server`]: configuration, health, reflection, limits, shutdown, telemetry.
 //! - [`cli`]: the command-line client and server entry point.
 
+pub mod cli;
 pub mod engine;
+pub mod server;
+pub mod transport;
 
 /// Code generated from `proto/matchgrid/v1/*.proto`.
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
@@ -15,4 +18,15 @@ pub mod proto {
     /// Encoded `FileDescriptorSet` of the matchgrid protos, for gRPC reflection.
     pub const FILE_DESCRIPTOR_SET: &[u8] =
         tonic::include_file_descriptor_set!("matchgrid_descriptor");
+
+    /// Writes a `SwapVerdict` field as its proto name (e.g. `SWAP_VERDICT_OK`) in JSON output.
+    pub(crate) fn serialize_swap_verdict<S: serde::Serializer>(
+        value: &i32,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        match SwapVerdict::try_from(*value) {
+            Ok(verdict) => serializer.serialize_str(verdict.as_str_name()),
+            Err(_) => serializer.serialize_i32(*value),
+        }
+    }
 }

@@ -6,12 +6,11 @@ use rand::Rng;
 use super::board::{Board, EMPTY};
 use super::error::EngineError;
 use super::gravity::{Fall, Spawn, apply_gravity, refill};
-use super::moves::{Swap, SwapVerdict, judge_swap};
+use super::moves::{Swap, SwapVerdict, apply_swap, count_valid_swaps, judge_swap};
 use super::runs::{Group, find_groups};
 use super::scoring::cascade_group_score;
 use super::shuffle::shuffle;
 use super::stable::{StableBoard, is_stable};
-use super::moves::count_valid_swaps;
 
 /// How empty cells are filled after gravity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,14 +99,16 @@ pub fn resolve_swap<R: Rng + ?Sized>(
         }
         verdict => return Err(EngineError::IllegalSwap(verdict)),
     }
-    let mut board = board.into_board();
-    let width = board.width();
-    let (a, b) = (
-        swap.a.row as usize * width + swap.a.col as usize,
-        swap.b.row as usize * width + swap.b.col as usize,
-    );
-    board.cells_mut().swap(a, b);
-    run_cascade(board, Vec::new(), options, rng)
+    run_cascade(apply_swap(board.into_board(), swap), Vec::new(), options, rng)
+}
+
+/// Judges `swap` and, when it is valid, returns the groups cascade step 1 would clear (ordered
+/// by first cell); the group list is empty for any other verdict.
+pub fn preview_swap(board: &StableBoard, swap: Swap) -> (SwapVerdict, Vec<Group>) {
+    match judge_swap(board, swap) {
+        SwapVerdict::Ok => (SwapVerdict::Ok, find_groups(&apply_swap(board.board().clone(), swap))),
+        verdict => (verdict, Vec::new()),
+    }
 }
 
 /// Resolves a well-formed board as given: first settles empty cells (a step with no groups,

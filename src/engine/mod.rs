@@ -19,7 +19,9 @@ pub mod shuffle;
 pub mod stable;
 
 pub use board::{Board, BoardError, EMPTY, MAX_COLOR, MAX_SIDE, Position};
-pub use cascade::{CascadeOptions, CascadeOutcome, CascadeStep, Refill, resolve_board, resolve_swap};
+pub use cascade::{
+    CascadeOptions, CascadeOutcome, CascadeStep, Refill, preview_swap, resolve_board, resolve_swap,
+};
 pub use collapse::{
     ColumnShift, LegalGroup, SettledBoard, TapOutcome, TapRejection, generate_collapse_board,
     is_game_over, legal_groups, parse_min_group, tap,

@@ -1,0 +1,465 @@
+//! The `matchgrid` command line: `serve` runs the server; `swap ...` and `collapse ...` are a
+//! small gRPC client for trying the service. Boards are given in text form (`RRG/GGR`: rows top
+//! to bottom joined by `/`, `.` empty, letters or digits colours; see [`crate::engine::board`]).
+
+use std::fmt::Write as _;
+
+use anstyle::{AnsiColor, Color, Style};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use tonic::transport::Channel;
+
+use crate::engine::{self, board::color_char};
+use crate::proto::{self, collapse_puzzle_client::CollapsePuzzleClient, swap_puzzle_client::SwapPuzzleClient};
+use crate::server::ServeConfig;
+
+/// matchgrid: a stateless gRPC engine for match-3 (swap) and PopStar/SameGame (collapse) puzzles.
+#[derive(Debug, Parser)]
+#[command(name = "matchgrid", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Top-level commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the gRPC server.
+    Serve(ServeConfig),
+    /// Match-3 (swap family) client commands.
+    Swap(ClientArgs<SwapCommand>),
+    /// PopStar / SameGame (collapse family) client commands.
+    Collapse(ClientArgs<CollapseCommand>),
+}
+
+/// Options shared by client commands.
+#[derive(Debug, Args)]
+pub struct ClientArgs<C: Subcommand> {
+    /// Server address.
+    #[arg(long, global = true, env = "MATCHGRID_SERVER", default_value = "http://127.0.0.1:50051")]
+    pub server: String,
+    /// Print the response as JSON instead of grids.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// The client command.
+    #[command(subcommand)]
+    pub command: C,
+}
+
+fn parse_board(text: &str) -> Result<proto::Board, String> {
+    engine::Board::parse(text).map(|b| (&b).into()).map_err(|e| e.to_string())
+}
+
+fn parse_position(text: &str) -> Result<proto::Position, String> {
+    let (row, col) = text.split_once(',').ok_or_else(|| format!("expected ROW,COL, got {text:?}"))?;
+    let number = |s: &str| s.trim().parse::<u32>().map_err(|_| format!("expected ROW,COL numbers, got {text:?}"));
+    Ok(proto::Position { row: number(row)?, col: number(col)? })
+}
+
+fn parse_swap(text: &str) -> Result<proto::Swap, String> {
+    let (a, b) = text.split_once(':').ok_or_else(|| format!("expected ROW,COL:ROW,COL, got {text:?}"))?;
+    Ok(proto::Swap { a: Some(parse_position(a)?), b: Some(parse_position(b)?) })
+}
+
+/// Refill mode flag.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum RefillArg {
+    /// Random colours from 1..=colors.
+    Random,
+    /// Leave cleared cells empty.
+    None,
+}
+
+/// Scoring rule flag.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ScoringArg {
+    /// 5 n^2; end bonus max(0, 2000 - 20 k^2).
+    Popstar,
+    /// (n - 2)^2; +1000 for a cleared board.
+    Samegame,
+    /// n per move.
+    Clickomania,
+    /// n (n - 1) per move.
+    BubbleBreaker,
+}
+
+impl From<ScoringArg> for proto::ScoringRule {
+    fn from(arg: ScoringArg) -> Self {
+        match arg {
+            ScoringArg::Popstar => Self::Popstar,
+            ScoringArg::Samegame => Self::Samegame,
+            ScoringArg::Clickomania => Self::Clickomania,
+            ScoringArg::BubbleBreaker => Self::BubbleBreaker,
+        }
+    }
+}
+
+/// `matchgrid swap ...`
+#[derive(Debug, Subcommand)]
+pub enum SwapCommand {
+    /// Generate a stable board with at least --min-moves valid swaps.
+    Generate {
+        /// Columns, 1..=64.
+        #[arg(long, default_value_t = 8)]
+        width: u32,
+        /// Rows, 1..=64.
+        #[arg(long, default_value_t = 8)]
+        height: u32,
+        /// Colours, 2..=16.
+        #[arg(long, default_value_t = 6)]
+        colors: u32,
+        /// RNG seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Minimum valid swaps.
+        #[arg(long, default_value_t = 1)]
+        min_moves: u32,
+    },
+    /// Judge a swap on a stable board.
+    Validate {
+        /// The board, e.g. RRG/GGR.
+        #[arg(long, value_parser = parse_board)]
+        board: proto::Board,
+        /// The swap, ROW,COL:ROW,COL.
+        #[arg(long, value_parser = parse_swap)]
+        swap: proto::Swap,
+    },
+    /// Apply an optional swap and resolve the cascade, printing every step.
+    Resolve {
+        /// The board, e.g. RRG/GGR.
+        #[arg(long, value_parser = parse_board)]
+        board: proto::Board,
+        /// The swap, ROW,COL:ROW,COL; without it the board is resolved as given.
+        #[arg(long, value_parser = parse_swap)]
+        swap: Option<proto::Swap>,
+        /// Colours for random refill, 1..=16.
+        #[arg(long, default_value_t = 6)]
+        colors: u32,
+        /// RNG seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Refill mode.
+        #[arg(long, value_enum, default_value_t = RefillArg::Random)]
+        refill: RefillArg,
+        /// Do not shuffle a dead final board.
+        #[arg(long)]
+        no_auto_shuffle: bool,
+    },
+    /// List every valid swap of a stable board; says whether it is dead.
+    Dead {
+        /// The board, e.g. RGB/GBR/BRG.
+        #[arg(long, value_parser = parse_board)]
+        board: proto::Board,
+    },
+    /// Shuffle a full board into a playable one.
+    Shuffle {
+        /// The board.
+        #[arg(long, value_parser = parse_board)]
+        board: proto::Board,
+        /// RNG seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+}
+
+/// `matchgrid collapse ...`
+#[derive(Debug, Subcommand)]
+pub enum CollapseCommand {
+    /// Generate a board with at least one legal group.
+    Generate {
+        /// Columns, 1..=64.
+        #[arg(long, default_value_t = 10)]
+        width: u32,
+        /// Rows, 1..=64.
+        #[arg(long, default_value_t = 10)]
+        height: u32,
+        /// Colours, 1..=16.
+        #[arg(long, default_value_t = 5)]
+        colors: u32,
+        /// RNG seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Minimum group size.
+        #[arg(long, default_value_t = 2)]
+        min_group: u32,
+    },
+    /// Tap a cell: clear its group, let tiles fall and columns close.
+    Tap {
+        /// The board, e.g. ABBC/ABBC.
+        #[arg(long, value_parser = parse_board)]
+        board: proto::Board,
+        /// The tapped cell, ROW,COL.
+        #[arg(long, value_parser = parse_position)]
+        at: proto::Position,
+        /// Scoring rule.
+        #[arg(long, value_enum, default_value_t = ScoringArg::Popstar)]
+        scoring: ScoringArg,
+        /// Minimum group size.
+        #[arg(long, default_value_t = 2)]
+        min_group: u32,
+    },
+    /// List every legal group; says whether the game is over.
+    Groups {
+        /// The board.
+        #[arg(long, value_parser = parse_board)]
+        board: proto::Board,
+        /// Scoring rule.
+        #[arg(long, value_enum, default_value_t = ScoringArg::Popstar)]
+        scoring: ScoringArg,
+        /// Minimum group size.
+        #[arg(long, default_value_t = 2)]
+        min_group: u32,
+    },
+}
+
+/// Runs a parsed command line; `Err` is a one-line message for stderr.
+pub fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Command::Serve(config) => crate::server::run(config),
+        Command::Swap(args) => client_runtime()?.block_on(run_swap(args)),
+        Command::Collapse(args) => client_runtime()?.block_on(run_collapse(args)),
+    }
+}
+
+fn client_runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())
+}
+
+async fn connect(server: &str) -> Result<Channel, String> {
+    Channel::from_shared(server.to_owned())
+        .map_err(|e| format!("--server {server:?}: {e}"))?
+        .connect()
+        .await
+        .map_err(|e| format!("cannot connect to {server}: {e}"))
+}
+
+fn status_line(status: &tonic::Status) -> String {
+    format!("{:?}: {}", status.code(), status.message())
+}
+
+fn print_json<T: serde::Serialize>(value: &T) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+    println!("{text}");
+    Ok(())
+}
+
+/// A board as a letter grid, coloured when stdout is a terminal (anstream strips the colours
+/// otherwise).
+pub fn render_board(board: &proto::Board) -> String {
+    let mut out = String::new();
+    let width = board.width.max(1) as usize;
+    for row in board.cells.chunks(width) {
+        for &cell in row {
+            let ch = u8::try_from(cell).map_or('?', color_char);
+            let _ = write!(out, "{}{ch}{} ", cell_style(cell).render(), cell_style(cell).render_reset());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn cell_style(cell: u32) -> Style {
+    const PALETTE: [AnsiColor; 8] = [
+        AnsiColor::Red,
+        AnsiColor::Green,
+        AnsiColor::Blue,
+        AnsiColor::Yellow,
+        AnsiColor::Magenta,
+        AnsiColor::BrightRed,
+        AnsiColor::Cyan,
+        AnsiColor::White,
+    ];
+    match cell {
+        0 => Style::new().dimmed(),
+        c => {
+            let style = Style::new().fg_color(Some(Color::Ansi(PALETTE[(c as usize - 1) % 8]))).bold();
+            if c > 8 { style.underline() } else { style }
+        }
+    }
+}
+
+fn position_text(position: Option<&proto::Position>) -> String {
+    position.map_or_else(|| "?".to_owned(), |p| format!("{},{}", p.row, p.col))
+}
+
+fn swap_text(swap: &proto::Swap) -> String {
+    format!("{}:{}", position_text(swap.a.as_ref()), position_text(swap.b.as_ref()))
+}
+
+async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String> {
+    let mut client = SwapPuzzleClient::new(connect(&args.server).await?);
+    let json = args.json;
+    let mut out = anstream::stdout();
+    use std::io::Write as _;
+    let mut print = |text: String| {
+        let _ = write!(out, "{text}");
+    };
+    match args.command {
+        SwapCommand::Generate { width, height, colors, seed, min_moves } => {
+            let request = proto::SwapGenerateBoardRequest { width, height, colors, seed, min_moves: Some(min_moves) };
+            let response = client.generate_board(request).await.map_err(|s| status_line(&s))?.into_inner();
+            if json {
+                return print_json(&response);
+            }
+            let board = response.board.unwrap_or_default();
+            print(format!("{}valid swaps: {}\ntext: {}\n", render_board(&board), response.valid_swap_count, board_text(&board)));
+        }
+        SwapCommand::Validate { board, swap } => {
+            let request = proto::ValidateSwapRequest { board: Some(board), swap: Some(swap) };
+            let response = client.validate_swap(request).await.map_err(|s| status_line(&s))?.into_inner();
+            if json {
+                return print_json(&response);
+            }
+            print(format!("verdict: {}\n", response.verdict().as_str_name()));
+            for group in &response.groups {
+                print(format!("group colour {} size {}\n", group.color, group.cells.len()));
+            }
+        }
+        SwapCommand::Resolve { board, swap, colors, seed, refill, no_auto_shuffle } => {
+            let refill = match refill {
+                RefillArg::Random => proto::RefillMode::Random,
+                RefillArg::None => proto::RefillMode::None,
+            };
+            let request = proto::ResolveCascadeRequest {
+                board: Some(board.clone()),
+                swap,
+                colors,
+                seed,
+                refill: refill.into(),
+                auto_shuffle: Some(!no_auto_shuffle),
+                max_steps: 0,
+            };
+            let response = client.resolve_cascade(request).await.map_err(|s| status_line(&s))?.into_inner();
+            if json {
+                return print_json(&response);
+            }
+            print(format!("start\n{}", render_board(&board)));
+            for step in &response.steps {
+                let cleared: usize = step.groups.iter().map(|g| g.cells.len()).sum();
+                print(format!(
+                    "\nstep {}: {} group(s), {} cleared, {} fell, {} spawned, score {}\n{}",
+                    step.index,
+                    step.groups.len(),
+                    cleared,
+                    step.falls.len(),
+                    step.spawns.len(),
+                    step.score,
+                    render_board(step.board.as_ref().unwrap_or(&board))
+                ));
+            }
+            if let Some(before) = &response.board_before_shuffle {
+                print(format!("\ndead board, shuffled from\n{}", render_board(before)));
+            }
+            let last = response.board.unwrap_or_default();
+            print(format!(
+                "\nfinal ({})\n{}total score {}, stable {}, dead {}, valid swaps {}\n",
+                board_text(&last),
+                render_board(&last),
+                response.total_score,
+                response.stable,
+                response.dead,
+                response.valid_swap_count
+            ));
+        }
+        SwapCommand::Dead { board } => {
+            let request = proto::SwapCheckDeadStateRequest { board: Some(board) };
+            let response = client.check_dead_state(request).await.map_err(|s| status_line(&s))?.into_inner();
+            if json {
+                return print_json(&response);
+            }
+            let swaps: Vec<String> = response.valid_swaps.iter().map(swap_text).collect();
+            print(format!("dead: {}\nvalid swaps ({}): {}\n", response.dead, swaps.len(), swaps.join(" ")));
+        }
+        SwapCommand::Shuffle { board, seed } => {
+            let request = proto::ShuffleRequest { board: Some(board), seed };
+            let response = client.shuffle(request).await.map_err(|s| status_line(&s))?.into_inner();
+            if json {
+                return print_json(&response);
+            }
+            let board = response.board.unwrap_or_default();
+            print(format!("{}valid swaps: {}\ntext: {}\n", render_board(&board), response.valid_swap_count, board_text(&board)));
+        }
+    }
+    Ok(())
+}
+
+fn board_text(board: &proto::Board) -> String {
+    engine::Board::from_raw(board.width, board.height, &board.cells)
+        .map_or_else(|e| format!("<{e}>"), |b| b.to_string())
+}
+
+async fn run_collapse(args: ClientArgs<CollapseCommand>) -> Result<(), String> {
+    let mut client = CollapsePuzzleClient::new(connect(&args.server).await?);
+    let json = args.json;
+    let mut out = anstream::stdout();
+    use std::io::Write as _;
+    let mut print = |text: String| {
+        let _ = write!(out, "{text}");
+    };
+    match args.command {
+        CollapseCommand::Generate { width, height, colors, seed, min_group } => {
+            let request = proto::CollapseGenerateBoardRequest { width, height, colors, seed, min_group };
+            let response = client.generate_board(request).await.map_err(|s| status_line(&s))?.into_inner();
+            if json {
+                return print_json(&response);
+            }
+            let board = response.board.unwrap_or_default();
+            print(format!("{}legal groups: {}\ntext: {}\n", render_board(&board), response.legal_group_count, board_text(&board)));
+        }
+        CollapseCommand::Tap { board, at, scoring, min_group } => {
+            let request = proto::TapRequest {
+                board: Some(board.clone()),
+                position: Some(at),
+                scoring: proto::ScoringRule::from(scoring).into(),
+                min_group,
+            };
+            let response = client.tap(request).await.map_err(|s| status_line(&s))?.into_inner();
+            if json {
+                return print_json(&response);
+            }
+            let after = response.board.clone().unwrap_or_default();
+            print(format!(
+                "before\n{}\ncleared {} tile(s) of colour {}\nafter ({})\n{}move score {}, tiles left {}, game over {}",
+                render_board(&board),
+                response.cleared.len(),
+                response.color,
+                board_text(&after),
+                render_board(&after),
+                response.move_score,
+                response.tiles_left,
+                response.game_over
+            ));
+            if response.game_over {
+                print(format!(", end bonus {}, total {}", response.end_bonus, response.total_score));
+            }
+            print("\n".to_owned());
+        }
+        CollapseCommand::Groups { board, scoring, min_group } => {
+            let request = proto::CollapseCheckDeadStateRequest {
+                board: Some(board.clone()),
+                scoring: proto::ScoringRule::from(scoring).into(),
+                min_group,
+            };
+            let response = client.check_dead_state(request).await.map_err(|s| status_line(&s))?.into_inner();
+            if json {
+                return print_json(&response);
+            }
+            print(render_board(&board));
+            for group in &response.groups {
+                print(format!(
+                    "group at {} colour {} size {} score {}\n",
+                    position_text(group.representative.as_ref()),
+                    group.color,
+                    group.size,
+                    group.score
+                ));
+            }
+            print(format!("tiles left {}, game over {}", response.tiles_left, response.game_over));
+            if response.game_over {
+                print(format!(", end bonus {}", response.end_bonus));
+            }
+            print("\n".to_owned());
+        }
+    }
+    Ok(())
+}

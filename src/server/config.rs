@@ -1,0 +1,90 @@
+//! Server configuration: every setting is a flag with a `MATCHGRID_*` environment variable,
+//! validated by clap at start-up (a bad value exits non-zero with a message naming it).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+/// Log output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+fn parse_duration(value: &str) -> Result<Duration, String> {
+    let duration = humantime::parse_duration(value).map_err(|e| format!("{e} (e.g. 5s, 250ms, 1m)"))?;
+    if duration.is_zero() {
+        return Err("must be greater than zero".to_owned());
+    }
+    Ok(duration)
+}
+
+fn parse_log_level(value: &str) -> Result<String, String> {
+    tracing_subscriber::EnvFilter::builder()
+        .parse(value)
+        .map(|_| value.to_owned())
+        .map_err(|e| format!("{e} (e.g. info, debug, matchgrid=debug,tower=warn)"))
+}
+
+/// `matchgrid serve` settings.
+#[derive(Clone, Debug, Args)]
+pub struct ServeConfig {
+    /// gRPC listen address (host:port).
+    #[arg(long, env = "MATCHGRID_LISTEN", default_value = "0.0.0.0:50051")]
+    pub listen: SocketAddr,
+
+    /// Prometheus metrics listen address (host:port); serves GET /metrics.
+    #[arg(long, env = "MATCHGRID_METRICS_LISTEN", default_value = "0.0.0.0:9090")]
+    pub metrics_listen: SocketAddr,
+
+    /// Tokio worker threads, 1..=1024. Default: the CPUs this process may use (cgroup quota
+    /// aware), not the host's.
+    #[arg(long, env = "MATCHGRID_WORKER_THREADS", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub worker_threads: Option<u16>,
+
+    /// Largest request and response message, in bytes (1024..=67108864); larger requests are
+    /// answered RESOURCE_EXHAUSTED.
+    #[arg(long, env = "MATCHGRID_MAX_MESSAGE_BYTES", default_value_t = 4 * 1024 * 1024,
+          value_parser = clap::value_parser!(u32).range(1024..=64 * 1024 * 1024))]
+    pub max_message_bytes: u32,
+
+    /// Per-request timeout (e.g. 5s, 500ms); a request still running then gets DEADLINE_EXCEEDED.
+    #[arg(long, env = "MATCHGRID_REQUEST_TIMEOUT", default_value = "5s", value_parser = parse_duration)]
+    pub request_timeout: Duration,
+
+    /// Requests served at once across all connections (1..=65536); more are shed at once with
+    /// RESOURCE_EXHAUSTED instead of queueing.
+    #[arg(long, env = "MATCHGRID_CONCURRENCY_LIMIT", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub concurrency_limit: u32,
+
+    /// After SIGTERM/SIGINT: how long in-flight calls may drain before the process exits anyway.
+    #[arg(long, env = "MATCHGRID_SHUTDOWN_GRACE", default_value = "20s", value_parser = parse_duration)]
+    pub shutdown_grace: Duration,
+
+    /// Connections older than this get a GOAWAY so clients reconnect (and rebalance behind a
+    /// ClusterIP Service); in-flight calls get a further 10s grace.
+    #[arg(long, env = "MATCHGRID_MAX_CONNECTION_AGE", default_value = "300s", value_parser = parse_duration)]
+    pub max_connection_age: Duration,
+
+    /// Log format.
+    #[arg(long, env = "MATCHGRID_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
+    /// Log level or tracing filter directives (e.g. info, debug, matchgrid=debug,h2=warn).
+    #[arg(long, env = "MATCHGRID_LOG_LEVEL", default_value = "info", value_parser = parse_log_level)]
+    pub log_level: String,
+}
+
+impl ServeConfig {
+    /// Worker threads to start: the flag, or the CPUs available to this process.
+    pub fn effective_worker_threads(&self) -> usize {
+        self.worker_threads.map(usize::from).unwrap_or_else(|| {
+            std::thread::available_parallelism().map(std::num::NonZeroUsize::get).unwrap_or(1)
+        })
+    }
+}

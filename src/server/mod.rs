@@ -1,0 +1,200 @@
+//! Server wiring: configuration, telemetry, health, reflection, limits and graceful shutdown.
+//!
+//! Lifecycle: every health entry (`""`, `matchgrid.v1.SwapPuzzle`,
+//! `matchgrid.v1.CollapsePuzzle`) starts NOT_SERVING, turns SERVING once the listener is bound,
+//! and turns NOT_SERVING the moment SIGTERM or SIGINT arrives. The server then stops accepting,
+//! lets in-flight calls finish, and exits after at most `shutdown_grace` even if clients hold
+//! Watch streams or idle connections open.
+
+pub mod config;
+pub mod observe;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
+use tokio::net::TcpListener;
+use tonic::codec::CompressionEncoding;
+use tonic::transport::Server;
+use tonic_health::ServingStatus;
+use tonic_health::server::HealthReporter;
+
+pub use config::{LogFormat, ServeConfig};
+use observe::{LATENCY_BUCKETS, ObserveLayer};
+
+use crate::proto::collapse_puzzle_server::CollapsePuzzleServer;
+use crate::proto::swap_puzzle_server::SwapPuzzleServer;
+use crate::transport::{CollapseService, SwapService};
+
+/// Health entries this server reports, besides the overall `""` entry.
+pub const SERVICE_NAMES: &[&str] = &["matchgrid.v1.SwapPuzzle", "matchgrid.v1.CollapsePuzzle"];
+
+/// HTTP/2 keepalive ping interval and timeout.
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(30);
+const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Grace given to in-flight calls on a connection closed for age.
+const CONNECTION_AGE_GRACE: Duration = Duration::from_secs(10);
+
+/// Installs the tracing subscriber for `config`'s format and level.
+pub fn init_logging(config: &ServeConfig) {
+    let filter = tracing_subscriber::EnvFilter::new(&config.log_level);
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE);
+    let _ = match config.log_format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
+}
+
+/// Builds the runtime and serves until SIGTERM/SIGINT. Returns a one-line error for start-up
+/// failures (address in use, ...).
+pub fn run(config: ServeConfig) -> Result<(), String> {
+    init_logging(&config);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(config.effective_worker_threads())
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    let outcome = runtime.block_on(serve(config));
+    // Abandon anything still running (held-open streams) instead of waiting for it.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    outcome
+}
+
+async fn set_all(reporter: &HealthReporter, status: ServingStatus) {
+    reporter.set_service_status("", status).await;
+    for name in SERVICE_NAMES {
+        reporter.set_service_status(*name, status).await;
+    }
+}
+
+/// Resolves on SIGTERM or SIGINT (Ctrl-C).
+async fn termination_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut sigterm) => {
+                tokio::select! {
+                    _ = sigterm.recv() => tracing::info!("SIGTERM received"),
+                    _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT received"),
+                }
+            }
+            Err(error) => {
+                tracing::warn!(%error, "cannot listen for SIGTERM; only SIGINT stops the server");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Serves the gRPC API and the metrics endpoint until a termination signal, then drains.
+pub async fn serve(config: ServeConfig) -> Result<(), String> {
+    let (prometheus, exporter) = PrometheusBuilder::new()
+        .with_http_listener(config.metrics_listen)
+        .set_buckets_for_metric(
+            Matcher::Full("matchgrid_request_duration_seconds".to_owned()),
+            LATENCY_BUCKETS,
+        )
+        .map_err(|e| format!("metrics: {e}"))?
+        .build()
+        .map_err(|e| format!("metrics listener {}: {e}", config.metrics_listen))?;
+    // A second server in one process (tests) keeps the first recorder.
+    let _ = metrics::set_global_recorder(prometheus);
+    tokio::spawn(async move {
+        if let Err(error) = exporter.await {
+            tracing::error!(?error, "metrics endpoint stopped");
+        }
+    });
+
+    let (reporter, health_service) = tonic_health::server::health_reporter();
+    set_all(&reporter, ServingStatus::NotServing).await;
+
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .map_err(|e| format!("reflection: {e}"))?;
+
+    let limit = config.max_message_bytes as usize;
+    let swap = SwapPuzzleServer::new(SwapService)
+        .max_decoding_message_size(limit)
+        .max_encoding_message_size(limit)
+        .accept_compressed(CompressionEncoding::Gzip)
+        .accept_compressed(CompressionEncoding::Zstd)
+        .send_compressed(CompressionEncoding::Gzip)
+        .send_compressed(CompressionEncoding::Zstd);
+    let collapse = CollapsePuzzleServer::new(CollapseService)
+        .max_decoding_message_size(limit)
+        .max_encoding_message_size(limit)
+        .accept_compressed(CompressionEncoding::Gzip)
+        .accept_compressed(CompressionEncoding::Zstd)
+        .send_compressed(CompressionEncoding::Gzip)
+        .send_compressed(CompressionEncoding::Zstd);
+
+    let listener = TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+    let local: SocketAddr = listener.local_addr().map_err(|e| e.to_string())?;
+    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
+
+    let layers = tower::ServiceBuilder::new()
+        .layer(ObserveLayer {
+            request_timeout: config.request_timeout,
+            concurrency_limit: config.concurrency_limit,
+        })
+        .layer(tower::timeout::TimeoutLayer::new(config.request_timeout))
+        .load_shed()
+        .layer(tower::limit::GlobalConcurrencyLimitLayer::new(config.concurrency_limit as usize))
+        .into_inner();
+
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let server = Server::builder()
+        .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
+        .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
+        .max_connection_age(config.max_connection_age)
+        .max_connection_age_grace(CONNECTION_AGE_GRACE)
+        .layer(layers)
+        .add_service(health_service)
+        .add_service(reflection)
+        .add_service(swap)
+        .add_service(collapse)
+        .serve_with_incoming_shutdown(incoming, async {
+            let _ = stop_rx.await;
+        });
+    let mut server = tokio::spawn(server);
+
+    set_all(&reporter, ServingStatus::Serving).await;
+    tracing::info!(
+        listen = %local,
+        metrics = %config.metrics_listen,
+        workers = config.effective_worker_threads(),
+        "matchgrid serving"
+    );
+
+    tokio::select! {
+        () = termination_signal() => {}
+        finished = &mut server => {
+            return match finished {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(e)) => Err(format!("server failed: {e}")),
+                Err(e) => Err(format!("server task failed: {e}")),
+            };
+        }
+    }
+    set_all(&reporter, ServingStatus::NotServing).await;
+    tracing::info!(grace = ?config.shutdown_grace, "draining in-flight calls");
+    let _ = stop_tx.send(());
+    match tokio::time::timeout(config.shutdown_grace, server).await {
+        Ok(_) => tracing::info!("drained; exiting"),
+        Err(_) => tracing::warn!("shutdown grace elapsed with connections still open; exiting"),
+    }
+    Ok(())
+}

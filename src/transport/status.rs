@@ -1,0 +1,137 @@
+//! The one mapping from [`EngineError`] to `tonic::Status` (SPEC section 4).
+//!
+//! Every status carries a `google.rpc.ErrorInfo` (domain `matchgrid.v1`, a stable `reason` such
+//! as `INVALID_BOARD`, `UNSTABLE_BOARD`, `ILLEGAL_SWAP`) so clients can branch without parsing
+//! messages, plus a `google.rpc.BadRequest` naming the field for INVALID_ARGUMENT or a
+//! `google.rpc.PreconditionFailure` naming the cells or verdict for FAILED_PRECONDITION.
+
+use std::collections::HashMap;
+
+use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, StatusExt};
+
+use crate::engine::{BoardError, EngineError, Position, SwapVerdict, TapRejection, Unsettled};
+
+/// `google.rpc.ErrorInfo.domain` of every matchgrid error.
+pub const ERROR_DOMAIN: &str = "matchgrid.v1";
+
+/// Most cells named in one PreconditionFailure; the message still gives the totals.
+const MAX_NAMED_CELLS: usize = 64;
+
+/// The proto name of a swap verdict, e.g. `SWAP_VERDICT_NO_MATCH`.
+pub fn swap_verdict_name(verdict: SwapVerdict) -> &'static str {
+    match verdict {
+        SwapVerdict::Ok => "SWAP_VERDICT_OK",
+        SwapVerdict::OutOfBounds => "SWAP_VERDICT_OUT_OF_BOUNDS",
+        SwapVerdict::NotAdjacent => "SWAP_VERDICT_NOT_ADJACENT",
+        SwapVerdict::EmptyCell => "SWAP_VERDICT_EMPTY_CELL",
+        SwapVerdict::NoMatch => "SWAP_VERDICT_NO_MATCH",
+    }
+}
+
+fn cell_subject(position: Position) -> String {
+    format!("board.cells[{}][{}]", position.row, position.col)
+}
+
+fn invalid_argument(reason: &str, field: String, description: String) -> Status {
+    let mut details = ErrorDetails::with_bad_request_violation(field.clone(), description.clone());
+    details.set_error_info(reason, ERROR_DOMAIN, HashMap::from([("field".to_owned(), field.clone())]));
+    Status::with_error_details(Code::InvalidArgument, format!("{field}: {description}"), details)
+}
+
+fn failed_precondition(
+    reason: &str,
+    message: String,
+    violations: impl IntoIterator<Item = (String, String)>,
+) -> Status {
+    let mut details = ErrorDetails::new();
+    details.set_error_info(reason, ERROR_DOMAIN, HashMap::new());
+    for (subject, description) in violations {
+        details.add_precondition_failure_violation(reason, subject, description);
+    }
+    Status::with_error_details(Code::FailedPrecondition, message, details)
+}
+
+impl From<EngineError> for Status {
+    fn from(error: EngineError) -> Self {
+        let message = error.to_string();
+        match error {
+            EngineError::Board(board_error) => {
+                let field = match board_error {
+                    BoardError::WidthOutOfRange(_) => "board.width".to_owned(),
+                    BoardError::HeightOutOfRange(_) => "board.height".to_owned(),
+                    BoardError::CellCountMismatch { .. } | BoardError::Text(_) => {
+                        "board.cells".to_owned()
+                    }
+                    BoardError::ColorOutOfRange { index, .. } => format!("board.cells[{index}]"),
+                };
+                invalid_argument("INVALID_BOARD", field, board_error.to_string())
+            }
+            EngineError::InvalidParameter { field, reason } => {
+                invalid_argument("INVALID_ARGUMENT", field.to_owned(), reason)
+            }
+            EngineError::PositionOffBoard { field, position, width, height } => invalid_argument(
+                "POSITION_OFF_BOARD",
+                field.to_owned(),
+                format!("position {position} is off the {width}x{height} board"),
+            ),
+            EngineError::UnstableBoard { empty_cells, matched_cells } => {
+                let empty = empty_cells
+                    .into_iter()
+                    .map(|p| (cell_subject(p), "cell is empty".to_owned()));
+                let matched = matched_cells
+                    .into_iter()
+                    .map(|p| (cell_subject(p), "cell is part of a run".to_owned()));
+                failed_precondition(
+                    "UNSTABLE_BOARD",
+                    message,
+                    empty.chain(matched).take(MAX_NAMED_CELLS),
+                )
+            }
+            EngineError::BoardNotFull { empty_cells } => failed_precondition(
+                "BOARD_NOT_FULL",
+                message,
+                empty_cells
+                    .into_iter()
+                    .take(MAX_NAMED_CELLS)
+                    .map(|p| (cell_subject(p), "cell is empty".to_owned())),
+            ),
+            EngineError::IllegalSwap(verdict) => failed_precondition(
+                "ILLEGAL_SWAP",
+                format!("illegal swap: {}", swap_verdict_name(verdict)),
+                [("swap".to_owned(), swap_verdict_name(verdict).to_owned())],
+            ),
+            EngineError::NoShuffleExists => failed_precondition(
+                "NO_SHUFFLE_EXISTS",
+                message,
+                [("board".to_owned(), "no playable permutation of these tiles".to_owned())],
+            ),
+            EngineError::CascadeLimitExceeded { max_steps } => {
+                let mut details = ErrorDetails::with_quota_failure_violation(
+                    "max_steps",
+                    format!("the cascade needed more than {max_steps} steps"),
+                );
+                details.set_error_info("CASCADE_LIMIT_EXCEEDED", ERROR_DOMAIN, HashMap::new());
+                Status::with_error_details(Code::ResourceExhausted, message, details)
+            }
+            EngineError::UnsettledBoard(unsettled) => {
+                let subject = match unsettled {
+                    Unsettled::FloatingTile(p) => cell_subject(p),
+                    Unsettled::GapColumn(col) => format!("board.column[{col}]"),
+                };
+                failed_precondition("UNSETTLED_BOARD", message, [(subject, unsettled.to_string())])
+            }
+            EngineError::IllegalTap(rejection) => {
+                let verdict = match rejection {
+                    TapRejection::EmptyCell => "EMPTY_CELL",
+                    TapRejection::GroupTooSmall { .. } => "GROUP_TOO_SMALL",
+                };
+                failed_precondition(
+                    "ILLEGAL_TAP",
+                    format!("illegal tap: {rejection}"),
+                    [("position".to_owned(), verdict.to_owned())],
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! `matchgrid.v1.SwapPuzzle`: thin handlers over the swap engine.
+
+use tonic::{Request, Response, Status};
+
+use super::convert::{board_from_proto, swap_from_proto, unknown_enum};
+use crate::engine::{self, CascadeOptions, EngineError, Refill, StableBoard};
+use crate::proto::{self, swap_puzzle_server::SwapPuzzle};
+
+/// Default `max_steps` of ResolveCascade.
+pub const DEFAULT_MAX_STEPS: u32 = 1_000;
+/// Largest accepted `max_steps`.
+pub const MAX_MAX_STEPS: u32 = 10_000;
+
+/// The stateless SwapPuzzle service.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SwapService;
+
+fn stable_board(board: Option<proto::Board>) -> Result<StableBoard, EngineError> {
+    StableBoard::try_from(board_from_proto(board)?)
+}
+
+/// Parses a ResolveCascadeRequest's options.
+fn cascade_options(request: &proto::ResolveCascadeRequest) -> Result<CascadeOptions, EngineError> {
+    let refill = match proto::RefillMode::try_from(request.refill)
+        .map_err(|_| unknown_enum("refill", request.refill))?
+    {
+        proto::RefillMode::Unspecified | proto::RefillMode::Random => {
+            if !(1..=u32::from(engine::MAX_COLOR)).contains(&request.colors) {
+                return Err(EngineError::InvalidParameter {
+                    field: "colors",
+                    reason: format!("must be 1..=16 for RANDOM refill, got {}", request.colors),
+                });
+            }
+            Refill::Random { colors: request.colors as u8 }
+        }
+        proto::RefillMode::None => Refill::None,
+    };
+    let max_steps = match request.max_steps {
+        0 => DEFAULT_MAX_STEPS,
+        n @ 1..=MAX_MAX_STEPS => n,
+        n => {
+            return Err(EngineError::InvalidParameter {
+                field: "max_steps",
+                reason: format!("must be 1..=10000 (0 means 1000), got {n}"),
+            });
+        }
+    };
+    Ok(CascadeOptions { refill, auto_shuffle: request.auto_shuffle.unwrap_or(true), max_steps })
+}
+
+/// GenerateBoard, engine side.
+pub fn generate_board(
+    request: proto::SwapGenerateBoardRequest,
+) -> Result<proto::SwapGenerateBoardResponse, EngineError> {
+    let mut rng = engine::rng_from_seed(request.seed);
+    let (board, count) = engine::generate_swap_board(
+        request.width,
+        request.height,
+        request.colors,
+        request.min_moves.unwrap_or(1),
+        &mut rng,
+    )?;
+    Ok(proto::SwapGenerateBoardResponse {
+        board: Some(board.board().into()),
+        valid_swap_count: count as u32,
+    })
+}
+
+/// ValidateSwap, engine side.
+pub fn validate_swap(
+    request: proto::ValidateSwapRequest,
+) -> Result<proto::ValidateSwapResponse, EngineError> {
+    let board = stable_board(request.board)?;
+    let swap = swap_from_proto(request.swap)?;
+    let (verdict, groups) = engine::preview_swap(&board, swap);
+    Ok(proto::ValidateSwapResponse {
+        verdict: proto::SwapVerdict::from(verdict).into(),
+        groups: groups.into_iter().map(Into::into).collect(),
+    })
+}
+
+/// ResolveCascade, engine side.
+pub fn resolve_cascade(
+    request: proto::ResolveCascadeRequest,
+) -> Result<proto::ResolveCascadeResponse, EngineError> {
+    let options = cascade_options(&request)?;
+    let mut rng = engine::rng_from_seed(request.seed);
+    let outcome = match request.swap {
+        Some(swap) => {
+            let board = stable_board(request.board)?;
+            engine::resolve_swap(board, swap_from_proto(Some(swap))?, options, &mut rng)?
+        }
+        None => engine::resolve_board(board_from_proto(request.board)?, options, &mut rng)?,
+    };
+    Ok(proto::ResolveCascadeResponse {
+        steps: outcome.steps.into_iter().map(Into::into).collect(),
+        board: Some((&outcome.board).into()),
+        total_score: outcome.total_score,
+        shuffled: outcome.board_before_shuffle.is_some(),
+        board_before_shuffle: outcome.board_before_shuffle.as_ref().map(Into::into),
+        dead: outcome.dead,
+        valid_swap_count: outcome.valid_swap_count as u32,
+        stable: outcome.stable,
+    })
+}
+
+/// CheckDeadState, engine side.
+pub fn check_dead_state(
+    request: proto::SwapCheckDeadStateRequest,
+) -> Result<proto::SwapCheckDeadStateResponse, EngineError> {
+    let board = stable_board(request.board)?;
+    let valid_swaps: Vec<proto::Swap> =
+        engine::valid_swaps(&board).into_iter().map(Into::into).collect();
+    Ok(proto::SwapCheckDeadStateResponse { dead: valid_swaps.is_empty(), valid_swaps })
+}
+
+/// Shuffle, engine side.
+pub fn shuffle(request: proto::ShuffleRequest) -> Result<proto::ShuffleResponse, EngineError> {
+    let board = board_from_proto(request.board)?;
+    let mut rng = engine::rng_from_seed(request.seed);
+    let shuffled = engine::shuffle(&board, &mut rng)?;
+    Ok(proto::ShuffleResponse {
+        valid_swap_count: engine::count_valid_swaps(&shuffled) as u32,
+        board: Some(shuffled.board().into()),
+    })
+}
+
+#[tonic::async_trait]
+impl SwapPuzzle for SwapService {
+    async fn generate_board(
+        &self,
+        request: Request<proto::SwapGenerateBoardRequest>,
+    ) -> Result<Response<proto::SwapGenerateBoardResponse>, Status> {
+        Ok(Response::new(generate_board(request.into_inner())?))
+    }
+
+    async fn validate_swap(
+        &self,
+        request: Request<proto::ValidateSwapRequest>,
+    ) -> Result<Response<proto::ValidateSwapResponse>, Status> {
+        Ok(Response::new(validate_swap(request.into_inner())?))
+    }
+
+    async fn resolve_cascade(
+        &self,
+        request: Request<proto::ResolveCascadeRequest>,
+    ) -> Result<Response<proto::ResolveCascadeResponse>, Status> {
+        Ok(Response::new(resolve_cascade(request.into_inner())?))
+    }
+
+    async fn check_dead_state(
+        &self,
+        request: Request<proto::SwapCheckDeadStateRequest>,
+    ) -> Result<Response<proto::SwapCheckDeadStateResponse>, Status> {
+        Ok(Response::new(check_dead_state(request.into_inner())?))
+    }
+
+    async fn shuffle(
+        &self,
+        request: Request<proto::ShuffleRequest>,
+    ) -> Result<Response<proto::ShuffleResponse>, Status> {
+        Ok(Response::new(shuffle(request.into_inner())?))
+    }
+}
