@@ -9,7 +9,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use tonic::transport::Channel;
 
 use crate::engine::{self, board::color_char};
-use crate::proto::{self, collapse_puzzle_client::CollapsePuzzleClient, swap_puzzle_client::SwapPuzzleClient};
+use crate::proto::{
+    self, collapse_puzzle_client::CollapsePuzzleClient, swap_puzzle_client::SwapPuzzleClient,
+};
 use crate::server::ServeConfig;
 
 /// matchgrid: a stateless gRPC engine for match-3 (swap) and PopStar/SameGame (collapse) puzzles.
@@ -36,7 +38,12 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct ClientArgs<C: Subcommand> {
     /// Server address.
-    #[arg(long, global = true, env = "MATCHGRID_SERVER", default_value = "http://127.0.0.1:50051")]
+    #[arg(
+        long,
+        global = true,
+        env = "MATCHGRID_SERVER",
+        default_value = "http://127.0.0.1:50051"
+    )]
     pub server: String,
     /// Print the response as JSON instead of grids.
     #[arg(long, global = true)]
@@ -47,18 +54,34 @@ pub struct ClientArgs<C: Subcommand> {
 }
 
 fn parse_board(text: &str) -> Result<proto::Board, String> {
-    engine::Board::parse(text).map(|b| (&b).into()).map_err(|e| e.to_string())
+    engine::Board::parse(text)
+        .map(|b| (&b).into())
+        .map_err(|e| e.to_string())
 }
 
 fn parse_position(text: &str) -> Result<proto::Position, String> {
-    let (row, col) = text.split_once(',').ok_or_else(|| format!("expected ROW,COL, got {text:?}"))?;
-    let number = |s: &str| s.trim().parse::<u32>().map_err(|_| format!("expected ROW,COL numbers, got {text:?}"));
-    Ok(proto::Position { row: number(row)?, col: number(col)? })
+    let (row, col) = text
+        .split_once(',')
+        .ok_or_else(|| format!("expected ROW,COL, got {text:?}"))?;
+    let number = |s: &str| {
+        s.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("expected ROW,COL numbers, got {text:?}"))
+    };
+    Ok(proto::Position {
+        row: number(row)?,
+        col: number(col)?,
+    })
 }
 
 fn parse_swap(text: &str) -> Result<proto::Swap, String> {
-    let (a, b) = text.split_once(':').ok_or_else(|| format!("expected ROW,COL:ROW,COL, got {text:?}"))?;
-    Ok(proto::Swap { a: Some(parse_position(a)?), b: Some(parse_position(b)?) })
+    let (a, b) = text
+        .split_once(':')
+        .ok_or_else(|| format!("expected ROW,COL:ROW,COL, got {text:?}"))?;
+    Ok(proto::Swap {
+        a: Some(parse_position(a)?),
+        b: Some(parse_position(b)?),
+    })
 }
 
 /// Refill mode flag.
@@ -222,7 +245,10 @@ pub fn run(cli: Cli) -> Result<(), String> {
 }
 
 fn client_runtime() -> Result<tokio::runtime::Runtime, String> {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())
 }
 
 async fn connect(server: &str) -> Result<Channel, String> {
@@ -251,7 +277,12 @@ pub fn render_board(board: &proto::Board) -> String {
     for row in board.cells.chunks(width) {
         for &cell in row {
             let ch = u8::try_from(cell).map_or('?', color_char);
-            let _ = write!(out, "{}{ch}{} ", cell_style(cell).render(), cell_style(cell).render_reset());
+            let _ = write!(
+                out,
+                "{}{ch}{} ",
+                cell_style(cell).render(),
+                cell_style(cell).render_reset()
+            );
         }
         out.push('\n');
     }
@@ -272,7 +303,9 @@ fn cell_style(cell: u32) -> Style {
     match cell {
         0 => Style::new().dimmed(),
         c => {
-            let style = Style::new().fg_color(Some(Color::Ansi(PALETTE[(c as usize - 1) % 8]))).bold();
+            let style = Style::new()
+                .fg_color(Some(Color::Ansi(PALETTE[(c as usize - 1) % 8])))
+                .bold();
             if c > 8 { style.underline() } else { style }
         }
     }
@@ -283,7 +316,11 @@ fn position_text(position: Option<&proto::Position>) -> String {
 }
 
 fn swap_text(swap: &proto::Swap) -> String {
-    format!("{}:{}", position_text(swap.a.as_ref()), position_text(swap.b.as_ref()))
+    format!(
+        "{}:{}",
+        position_text(swap.a.as_ref()),
+        position_text(swap.b.as_ref())
+    )
 }
 
 async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String> {
@@ -295,27 +332,66 @@ async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String> {
         let _ = write!(out, "{text}");
     };
     match args.command {
-        SwapCommand::Generate { width, height, colors, seed, min_moves } => {
-            let request = proto::SwapGenerateBoardRequest { width, height, colors, seed, min_moves: Some(min_moves) };
-            let response = client.generate_board(request).await.map_err(|s| status_line(&s))?.into_inner();
+        SwapCommand::Generate {
+            width,
+            height,
+            colors,
+            seed,
+            min_moves,
+        } => {
+            let request = proto::SwapGenerateBoardRequest {
+                width,
+                height,
+                colors,
+                seed,
+                min_moves: Some(min_moves),
+            };
+            let response = client
+                .generate_board(request)
+                .await
+                .map_err(|s| status_line(&s))?
+                .into_inner();
             if json {
                 return print_json(&response);
             }
             let board = response.board.unwrap_or_default();
-            print(format!("{}valid swaps: {}\ntext: {}\n", render_board(&board), response.valid_swap_count, board_text(&board)));
+            print(format!(
+                "{}valid swaps: {}\ntext: {}\n",
+                render_board(&board),
+                response.valid_swap_count,
+                board_text(&board)
+            ));
         }
         SwapCommand::Validate { board, swap } => {
-            let request = proto::ValidateSwapRequest { board: Some(board), swap: Some(swap) };
-            let response = client.validate_swap(request).await.map_err(|s| status_line(&s))?.into_inner();
+            let request = proto::ValidateSwapRequest {
+                board: Some(board),
+                swap: Some(swap),
+            };
+            let response = client
+                .validate_swap(request)
+                .await
+                .map_err(|s| status_line(&s))?
+                .into_inner();
             if json {
                 return print_json(&response);
             }
             print(format!("verdict: {}\n", response.verdict().as_str_name()));
             for group in &response.groups {
-                print(format!("group colour {} size {}\n", group.color, group.cells.len()));
+                print(format!(
+                    "group colour {} size {}\n",
+                    group.color,
+                    group.cells.len()
+                ));
             }
         }
-        SwapCommand::Resolve { board, swap, colors, seed, refill, no_auto_shuffle } => {
+        SwapCommand::Resolve {
+            board,
+            swap,
+            colors,
+            seed,
+            refill,
+            no_auto_shuffle,
+        } => {
             let refill = match refill {
                 RefillArg::Random => proto::RefillMode::Random,
                 RefillArg::None => proto::RefillMode::None,
@@ -329,7 +405,11 @@ async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String> {
                 auto_shuffle: Some(!no_auto_shuffle),
                 max_steps: 0,
             };
-            let response = client.resolve_cascade(request).await.map_err(|s| status_line(&s))?.into_inner();
+            let response = client
+                .resolve_cascade(request)
+                .await
+                .map_err(|s| status_line(&s))?
+                .into_inner();
             if json {
                 return print_json(&response);
             }
@@ -348,7 +428,10 @@ async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String> {
                 ));
             }
             if let Some(before) = &response.board_before_shuffle {
-                print(format!("\ndead board, shuffled from\n{}", render_board(before)));
+                print(format!(
+                    "\ndead board, shuffled from\n{}",
+                    render_board(before)
+                ));
             }
             let last = response.board.unwrap_or_default();
             print(format!(
@@ -363,21 +446,42 @@ async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String> {
         }
         SwapCommand::Dead { board } => {
             let request = proto::SwapCheckDeadStateRequest { board: Some(board) };
-            let response = client.check_dead_state(request).await.map_err(|s| status_line(&s))?.into_inner();
+            let response = client
+                .check_dead_state(request)
+                .await
+                .map_err(|s| status_line(&s))?
+                .into_inner();
             if json {
                 return print_json(&response);
             }
             let swaps: Vec<String> = response.valid_swaps.iter().map(swap_text).collect();
-            print(format!("dead: {}\nvalid swaps ({}): {}\n", response.dead, swaps.len(), swaps.join(" ")));
+            print(format!(
+                "dead: {}\nvalid swaps ({}): {}\n",
+                response.dead,
+                swaps.len(),
+                swaps.join(" ")
+            ));
         }
         SwapCommand::Shuffle { board, seed } => {
-            let request = proto::ShuffleRequest { board: Some(board), seed };
-            let response = client.shuffle(request).await.map_err(|s| status_line(&s))?.into_inner();
+            let request = proto::ShuffleRequest {
+                board: Some(board),
+                seed,
+            };
+            let response = client
+                .shuffle(request)
+                .await
+                .map_err(|s| status_line(&s))?
+                .into_inner();
             if json {
                 return print_json(&response);
             }
             let board = response.board.unwrap_or_default();
-            print(format!("{}valid swaps: {}\ntext: {}\n", render_board(&board), response.valid_swap_count, board_text(&board)));
+            print(format!(
+                "{}valid swaps: {}\ntext: {}\n",
+                render_board(&board),
+                response.valid_swap_count,
+                board_text(&board)
+            ));
         }
     }
     Ok(())
@@ -397,23 +501,53 @@ async fn run_collapse(args: ClientArgs<CollapseCommand>) -> Result<(), String> {
         let _ = write!(out, "{text}");
     };
     match args.command {
-        CollapseCommand::Generate { width, height, colors, seed, min_group } => {
-            let request = proto::CollapseGenerateBoardRequest { width, height, colors, seed, min_group };
-            let response = client.generate_board(request).await.map_err(|s| status_line(&s))?.into_inner();
+        CollapseCommand::Generate {
+            width,
+            height,
+            colors,
+            seed,
+            min_group,
+        } => {
+            let request = proto::CollapseGenerateBoardRequest {
+                width,
+                height,
+                colors,
+                seed,
+                min_group,
+            };
+            let response = client
+                .generate_board(request)
+                .await
+                .map_err(|s| status_line(&s))?
+                .into_inner();
             if json {
                 return print_json(&response);
             }
             let board = response.board.unwrap_or_default();
-            print(format!("{}legal groups: {}\ntext: {}\n", render_board(&board), response.legal_group_count, board_text(&board)));
+            print(format!(
+                "{}legal groups: {}\ntext: {}\n",
+                render_board(&board),
+                response.legal_group_count,
+                board_text(&board)
+            ));
         }
-        CollapseCommand::Tap { board, at, scoring, min_group } => {
+        CollapseCommand::Tap {
+            board,
+            at,
+            scoring,
+            min_group,
+        } => {
             let request = proto::TapRequest {
                 board: Some(board.clone()),
                 position: Some(at),
                 scoring: proto::ScoringRule::from(scoring).into(),
                 min_group,
             };
-            let response = client.tap(request).await.map_err(|s| status_line(&s))?.into_inner();
+            let response = client
+                .tap(request)
+                .await
+                .map_err(|s| status_line(&s))?
+                .into_inner();
             if json {
                 return print_json(&response);
             }
@@ -430,17 +564,28 @@ async fn run_collapse(args: ClientArgs<CollapseCommand>) -> Result<(), String> {
                 response.game_over
             ));
             if response.game_over {
-                print(format!(", end bonus {}, total {}", response.end_bonus, response.total_score));
+                print(format!(
+                    ", end bonus {}, total {}",
+                    response.end_bonus, response.total_score
+                ));
             }
             print("\n".to_owned());
         }
-        CollapseCommand::Groups { board, scoring, min_group } => {
+        CollapseCommand::Groups {
+            board,
+            scoring,
+            min_group,
+        } => {
             let request = proto::CollapseCheckDeadStateRequest {
                 board: Some(board.clone()),
                 scoring: proto::ScoringRule::from(scoring).into(),
                 min_group,
             };
-            let response = client.check_dead_state(request).await.map_err(|s| status_line(&s))?.into_inner();
+            let response = client
+                .check_dead_state(request)
+                .await
+                .map_err(|s| status_line(&s))?
+                .into_inner();
             if json {
                 return print_json(&response);
             }
@@ -454,7 +599,10 @@ async fn run_collapse(args: ClientArgs<CollapseCommand>) -> Result<(), String> {
                     group.score
                 ));
             }
-            print(format!("tiles left {}, game over {}", response.tiles_left, response.game_over));
+            print(format!(
+                "tiles left {}, game over {}",
+                response.tiles_left, response.game_over
+            ));
             if response.game_over {
                 print(format!(", end bonus {}", response.end_bonus));
             }

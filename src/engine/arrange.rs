@@ -19,7 +19,9 @@ pub(crate) enum Palette {
     Uniform { colors: u8 },
     /// Exactly `counts[c]` tiles of colour `c`; a colour is drawn with probability proportional
     /// to how many of it remain, so without constraints the result is a uniform permutation.
-    Multiset { counts: [u16; MAX_COLOR as usize + 1] },
+    Multiset {
+        counts: [u16; MAX_COLOR as usize + 1],
+    },
 }
 
 /// How a search ended.
@@ -60,7 +62,11 @@ pub(crate) fn arrange<R: Rng + ?Sized>(
         let mut nodes = 0usize;
         let mut rejects = 0usize;
         // Small boards are searched exhaustively, so an impossible request is proved so.
-        let max_rejects = if size <= 16 { usize::MAX } else { REJECTS_PER_ATTEMPT };
+        let max_rejects = if size <= 16 {
+            usize::MAX
+        } else {
+            REJECTS_PER_ATTEMPT
+        };
         let mut index = 0usize;
         tried[0] = 0;
         loop {
@@ -190,7 +196,8 @@ mod tests {
     #[test]
     fn two_colours_fill_a_large_board_without_runs() {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
-        let Arrangement::Found(cells) = arrange(64, 64, Palette::Uniform { colors: 2 }, &mut rng, |_| true)
+        let Arrangement::Found(cells) =
+            arrange(64, 64, Palette::Uniform { colors: 2 }, &mut rng, |_| true)
         else {
             panic!("expected an arrangement");
         };
@@ -203,7 +210,10 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let mut counts = [0; 17];
         counts[1] = 3;
-        assert_eq!(arrange(3, 1, Palette::Multiset { counts }, &mut rng, |_| true), Arrangement::Impossible);
+        assert_eq!(
+            arrange(3, 1, Palette::Multiset { counts }, &mut rng, |_| true),
+            Arrangement::Impossible
+        );
     }
 
     #[test]
@@ -213,7 +223,8 @@ mod tests {
         counts[1] = 3;
         counts[2] = 3;
         counts[3] = 3;
-        let Arrangement::Found(cells) = arrange(3, 3, Palette::Multiset { counts }, &mut rng, |_| true)
+        let Arrangement::Found(cells) =
+            arrange(3, 3, Palette::Multiset { counts }, &mut rng, |_| true)
         else {
             panic!("expected an arrangement");
         };

@@ -93,7 +93,10 @@ impl Board {
         check_dimensions(width, height)?;
         let expected = (width * height) as usize;
         if cells.len() != expected {
-            return Err(BoardError::CellCountMismatch { expected, actual: cells.len() });
+            return Err(BoardError::CellCountMismatch {
+                expected,
+                actual: cells.len(),
+            });
         }
         let mut parsed = Vec::with_capacity(expected);
         for (index, &value) in cells.iter().enumerate() {
@@ -102,7 +105,11 @@ impl Board {
             }
             parsed.push(value as u8);
         }
-        Ok(Self { width: width as u8, height: height as u8, cells: parsed })
+        Ok(Self {
+            width: width as u8,
+            height: height as u8,
+            cells: parsed,
+        })
     }
 
     /// A board of `width * height` empty cells.
@@ -111,7 +118,11 @@ impl Board {
     /// [`BoardError::WidthOutOfRange`] or [`BoardError::HeightOutOfRange`].
     pub fn empty(width: u32, height: u32) -> Result<Self, BoardError> {
         check_dimensions(width, height)?;
-        Ok(Self { width: width as u8, height: height as u8, cells: vec![EMPTY; (width * height) as usize] })
+        Ok(Self {
+            width: width as u8,
+            height: height as u8,
+            cells: vec![EMPTY; (width * height) as usize],
+        })
     }
 
     /// Parses the text form: rows top to bottom joined by `/`; `.` or `0` is empty, `1`..`9` are
@@ -212,7 +223,11 @@ impl Board {
         debug_assert!((1..=64).contains(&width) && (1..=64).contains(&height));
         debug_assert_eq!(cells.len(), width * height);
         debug_assert!(cells.iter().all(|&c| c <= MAX_COLOR));
-        Self { width: width as u8, height: height as u8, cells }
+        Self {
+            width: width as u8,
+            height: height as u8,
+            cells,
+        }
     }
 
     /// Cells as `u32` for the wire.
@@ -238,7 +253,10 @@ pub fn color_from_char(ch: char) -> Option<u8> {
         '1'..='9' => Some(ch as u8 - b'0'),
         _ => {
             let upper = ch.to_ascii_uppercase();
-            COLOR_LETTERS.iter().position(|&l| char::from(l) == upper).map(|i| i as u8 + 1)
+            COLOR_LETTERS
+                .iter()
+                .position(|&l| char::from(l) == upper)
+                .map(|i| i as u8 + 1)
         }
     }
 }
@@ -280,7 +298,9 @@ pub(crate) struct CellSet {
 
 impl CellSet {
     pub(crate) const fn new() -> Self {
-        Self { rows: [0; MAX_SIDE as usize] }
+        Self {
+            rows: [0; MAX_SIDE as usize],
+        }
     }
 
     #[inline]
@@ -318,25 +338,43 @@ mod tests {
         assert_eq!((board.width(), board.height()), (3, 2));
         assert_eq!(board.cells(), &[1, 1, 2, 2, 2, 1]);
         assert_eq!(board.to_string(), "RRG/GGR");
-        assert_eq!(Board::parse("13552/3.331").unwrap().cells(), &[1, 3, 5, 5, 2, 3, 0, 3, 3, 1]);
+        assert_eq!(
+            Board::parse("13552/3.331").unwrap().cells(),
+            &[1, 3, 5, 5, 2, 3, 0, 3, 3, 1]
+        );
     }
 
     #[test]
     fn rejects_malformed_raw_boards() {
-        assert_eq!(Board::from_raw(0, 3, &[]), Err(BoardError::WidthOutOfRange(0)));
-        assert_eq!(Board::from_raw(65, 1, &[0; 65]), Err(BoardError::WidthOutOfRange(65)));
-        assert_eq!(Board::from_raw(3, 65, &[]), Err(BoardError::HeightOutOfRange(65)));
+        assert_eq!(
+            Board::from_raw(0, 3, &[]),
+            Err(BoardError::WidthOutOfRange(0))
+        );
+        assert_eq!(
+            Board::from_raw(65, 1, &[0; 65]),
+            Err(BoardError::WidthOutOfRange(65))
+        );
+        assert_eq!(
+            Board::from_raw(3, 65, &[]),
+            Err(BoardError::HeightOutOfRange(65))
+        );
         assert_eq!(
             Board::from_raw(u32::MAX, u32::MAX, &[]),
             Err(BoardError::WidthOutOfRange(u32::MAX))
         );
         assert_eq!(
             Board::from_raw(2, 2, &[1, 2, 3]),
-            Err(BoardError::CellCountMismatch { expected: 4, actual: 3 })
+            Err(BoardError::CellCountMismatch {
+                expected: 4,
+                actual: 3
+            })
         );
         assert_eq!(
             Board::from_raw(2, 1, &[1, 17]),
-            Err(BoardError::ColorOutOfRange { index: 1, value: 17 })
+            Err(BoardError::ColorOutOfRange {
+                index: 1,
+                value: 17
+            })
         );
         assert!(matches!(Board::parse("RR/G"), Err(BoardError::Text(_))));
         assert!(matches!(Board::parse("RZ"), Err(BoardError::Text(_))));

@@ -88,8 +88,11 @@ pub fn resolve_swap<R: Rng + ?Sized>(
         SwapVerdict::Ok => {}
         SwapVerdict::OutOfBounds => {
             let b = board.board();
-            let (field, position) =
-                if b.index_of(swap.a).is_none() { ("swap.a", swap.a) } else { ("swap.b", swap.b) };
+            let (field, position) = if b.index_of(swap.a).is_none() {
+                ("swap.a", swap.a)
+            } else {
+                ("swap.b", swap.b)
+            };
             return Err(EngineError::PositionOffBoard {
                 field,
                 position,
@@ -99,14 +102,22 @@ pub fn resolve_swap<R: Rng + ?Sized>(
         }
         verdict => return Err(EngineError::IllegalSwap(verdict)),
     }
-    run_cascade(apply_swap(board.into_board(), swap), Vec::new(), options, rng)
+    run_cascade(
+        apply_swap(board.into_board(), swap),
+        Vec::new(),
+        options,
+        rng,
+    )
 }
 
 /// Judges `swap` and, when it is valid, returns the groups cascade step 1 would clear (ordered
 /// by first cell); the group list is empty for any other verdict.
 pub fn preview_swap(board: &StableBoard, swap: Swap) -> (SwapVerdict, Vec<Group>) {
     match judge_swap(board, swap) {
-        SwapVerdict::Ok => (SwapVerdict::Ok, find_groups(&apply_swap(board.board().clone(), swap))),
+        SwapVerdict::Ok => (
+            SwapVerdict::Ok,
+            find_groups(&apply_swap(board.board().clone(), swap)),
+        ),
         verdict => (verdict, Vec::new()),
     }
 }
@@ -155,7 +166,9 @@ fn run_cascade<R: Rng + ?Sized>(
         }
         let index = steps.len() as u32 + 1;
         if index > options.max_steps {
-            return Err(EngineError::CascadeLimitExceeded { max_steps: options.max_steps });
+            return Err(EngineError::CascadeLimitExceeded {
+                max_steps: options.max_steps,
+            });
         }
         let width = board.width();
         let cells = board.cells_mut();
@@ -171,7 +184,14 @@ fn run_cascade<R: Rng + ?Sized>(
             Refill::Random { colors } => refill(&mut board, colors, rng),
             Refill::None => Vec::new(),
         };
-        steps.push(CascadeStep { index, groups, falls, spawns, score, board: board.clone() });
+        steps.push(CascadeStep {
+            index,
+            groups,
+            falls,
+            spawns,
+            score,
+            board: board.clone(),
+        });
     }
     let total_score = steps.iter().map(|step| step.score).sum();
     let mut outcome = CascadeOutcome {
@@ -209,8 +229,11 @@ mod tests {
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
-    const NONE: CascadeOptions =
-        CascadeOptions { refill: Refill::None, auto_shuffle: true, max_steps: 1000 };
+    const NONE: CascadeOptions = CascadeOptions {
+        refill: Refill::None,
+        auto_shuffle: true,
+        max_steps: 1000,
+    };
 
     fn swap(a: (u32, u32), b: (u32, u32)) -> Swap {
         Swap::new(Position::new(a.0, a.1), Position::new(b.0, b.1))
@@ -254,7 +277,12 @@ mod tests {
         let board = Board::parse("13552/34331/32452/24455/14411").unwrap();
         let outcome = resolve_board(board, NONE, &mut rng()).unwrap();
         assert_eq!(outcome.steps.len(), 2);
-        assert_eq!(outcome.board.to_string(), Board::parse("13.../34.52/32.31/24.52/14311").unwrap().to_string());
+        assert_eq!(
+            outcome.board.to_string(),
+            Board::parse("13.../34.52/32.31/24.52/14311")
+                .unwrap()
+                .to_string()
+        );
     }
 
     #[test]
@@ -266,13 +294,18 @@ mod tests {
         assert_eq!(outcome.steps[0].falls.len(), 1);
         assert_eq!(outcome.board.to_string(), "..G/RGB/GBR");
         // Nothing to settle, nothing to clear: no step.
-        let settled = resolve_board(Board::parse("..G/RGB/GBR").unwrap(), NONE, &mut rng()).unwrap();
+        let settled =
+            resolve_board(Board::parse("..G/RGB/GBR").unwrap(), NONE, &mut rng()).unwrap();
         assert!(settled.steps.is_empty());
     }
 
     #[test]
     fn random_refill_leaves_a_stable_board_and_conserves_tiles() {
-        let options = CascadeOptions { refill: Refill::Random { colors: 4 }, auto_shuffle: true, max_steps: 1000 };
+        let options = CascadeOptions {
+            refill: Refill::Random { colors: 4 },
+            auto_shuffle: true,
+            max_steps: 1000,
+        };
         let board = StableBoard::try_from(Board::parse("RRG/GGR/BYB").unwrap()).unwrap();
         let outcome = resolve_swap(board, swap((0, 2), (1, 2)), options, &mut rng()).unwrap();
         assert!(outcome.stable);
@@ -284,7 +317,11 @@ mod tests {
 
     #[test]
     fn one_colour_refill_hits_the_step_limit() {
-        let options = CascadeOptions { refill: Refill::Random { colors: 1 }, auto_shuffle: true, max_steps: 50 };
+        let options = CascadeOptions {
+            refill: Refill::Random { colors: 1 },
+            auto_shuffle: true,
+            max_steps: 50,
+        };
         let board = Board::parse("RRR/GBG/BGB").unwrap();
         assert_eq!(
             resolve_board(board, options, &mut rng()),

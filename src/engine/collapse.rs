@@ -72,7 +72,9 @@ impl TryFrom<Board> for SettledBoard {
         if let Some(gap) = bottom.iter().position(|&c| c == EMPTY)
             && bottom[gap..].iter().any(|&c| c != EMPTY)
         {
-            return Err(EngineError::UnsettledBoard(Unsettled::GapColumn(gap as u32)));
+            return Err(EngineError::UnsettledBoard(Unsettled::GapColumn(
+                gap as u32,
+            )));
         }
         Ok(Self(board))
     }
@@ -97,7 +99,10 @@ impl fmt::Display for TapRejection {
         match self {
             Self::EmptyCell => f.write_str("EMPTY_CELL: the tapped cell is empty"),
             Self::GroupTooSmall { size, min_group } => {
-                write!(f, "GROUP_TOO_SMALL: the group has {size} cell(s), min_group is {min_group}")
+                write!(
+                    f,
+                    "GROUP_TOO_SMALL: the group has {size} cell(s), min_group is {min_group}"
+                )
             }
         }
     }
@@ -216,7 +221,10 @@ pub fn tap(
     }
     let (members, size) = flood_group(source, start, &mut Vec::new());
     if size < min_group {
-        return Err(EngineError::IllegalTap(TapRejection::GroupTooSmall { size, min_group }));
+        return Err(EngineError::IllegalTap(TapRejection::GroupTooSmall {
+            size,
+            min_group,
+        }));
     }
     let (width, height) = (source.width(), source.height());
     let mut after = source.clone();
@@ -249,7 +257,11 @@ pub fn tap(
         move_score: rule.move_score(size),
         tiles_left,
         game_over,
-        end_bonus: if game_over { rule.end_bonus(tiles_left) } else { 0 },
+        end_bonus: if game_over {
+            rule.end_bonus(tiles_left)
+        } else {
+            0
+        },
     })
 }
 
@@ -270,7 +282,10 @@ fn close_empty_columns(board: &mut Board) -> Vec<ColumnShift> {
                 cells[row * width + target] = cells[row * width + col];
                 cells[row * width + col] = EMPTY;
             }
-            shifts.push(ColumnShift { from_col: col as u32, to_col: target as u32 });
+            shifts.push(ColumnShift {
+                from_col: col as u32,
+                to_col: target as u32,
+            });
         }
         target += 1;
     }
@@ -374,7 +389,10 @@ pub fn generate_collapse_board<R: Rng + ?Sized>(
     if min_group > width * height {
         return Err(EngineError::InvalidParameter {
             field: "min_group",
-            reason: format!("{min_group} exceeds the {} cells of a {width}x{height} board", width * height),
+            reason: format!(
+                "{min_group} exceeds the {} cells of a {width}x{height} board",
+                width * height
+            ),
         });
     }
     let mut cells = vec![EMPTY; width * height];
@@ -405,11 +423,23 @@ mod tests {
 
     #[test]
     fn spec_example_abbc() {
-        let outcome = tap(&settled("ABBC/ABBC"), Position::new(0, 1), ScoringRule::PopStar, 2).unwrap();
+        let outcome = tap(
+            &settled("ABBC/ABBC"),
+            Position::new(0, 1),
+            ScoringRule::PopStar,
+            2,
+        )
+        .unwrap();
         assert_eq!(outcome.board.board().to_string(), "AC../AC..");
         assert_eq!(outcome.cleared.len(), 4);
         assert_eq!(outcome.move_score, 80);
-        assert_eq!(outcome.column_shifts, vec![ColumnShift { from_col: 3, to_col: 1 }]);
+        assert_eq!(
+            outcome.column_shifts,
+            vec![ColumnShift {
+                from_col: 3,
+                to_col: 1
+            }]
+        );
         // The two A tiles still touch, so the game goes on.
         assert!(!outcome.game_over);
         assert_eq!(outcome.tiles_left, 4);
@@ -418,7 +448,10 @@ mod tests {
 
     #[test]
     fn spec_example_full_clear() {
-        for (rule, score, bonus) in [(ScoringRule::PopStar, 80, 2000), (ScoringRule::SameGame, 4, 1000)] {
+        for (rule, score, bonus) in [
+            (ScoringRule::PopStar, 80, 2000),
+            (ScoringRule::SameGame, 4, 1000),
+        ] {
             let outcome = tap(&settled("AA/AA"), Position::new(0, 0), rule, 2).unwrap();
             assert_eq!(outcome.board.board().to_string(), "../..");
             assert_eq!((outcome.move_score, outcome.end_bonus), (score, bonus));
@@ -428,7 +461,13 @@ mod tests {
 
     #[test]
     fn spec_example_rbb() {
-        let outcome = tap(&settled("RBB/RRR/RBB"), Position::new(1, 1), ScoringRule::PopStar, 2).unwrap();
+        let outcome = tap(
+            &settled("RBB/RRR/RBB"),
+            Position::new(1, 1),
+            ScoringRule::PopStar,
+            2,
+        )
+        .unwrap();
         assert_eq!(outcome.board.board().to_string(), ".../BB./BB.");
         assert_eq!(outcome.cleared.len(), 5);
     }
@@ -442,11 +481,17 @@ mod tests {
         );
         assert_eq!(
             tap(&board, Position::new(0, 0), ScoringRule::PopStar, 3),
-            Err(EngineError::IllegalTap(TapRejection::GroupTooSmall { size: 2, min_group: 3 }))
+            Err(EngineError::IllegalTap(TapRejection::GroupTooSmall {
+                size: 2,
+                min_group: 3
+            }))
         );
         assert!(matches!(
             tap(&board, Position::new(2, 0), ScoringRule::PopStar, 2),
-            Err(EngineError::PositionOffBoard { field: "position", .. })
+            Err(EngineError::PositionOffBoard {
+                field: "position",
+                ..
+            })
         ));
     }
 
@@ -454,7 +499,9 @@ mod tests {
     fn unsettled_boards_are_named() {
         assert_eq!(
             SettledBoard::try_from(Board::parse("A./.A").unwrap()),
-            Err(EngineError::UnsettledBoard(Unsettled::FloatingTile(Position::new(0, 0))))
+            Err(EngineError::UnsettledBoard(Unsettled::FloatingTile(
+                Position::new(0, 0)
+            )))
         );
         assert_eq!(
             SettledBoard::try_from(Board::parse("..A/A.A").unwrap()),
@@ -464,20 +511,47 @@ mod tests {
 
     #[test]
     fn two_non_adjacent_empty_columns_close() {
-        let outcome = tap(&settled("BBBG/BABG"), Position::new(0, 0), ScoringRule::PopStar, 2).unwrap();
+        let outcome = tap(
+            &settled("BBBG/BABG"),
+            Position::new(0, 0),
+            ScoringRule::PopStar,
+            2,
+        )
+        .unwrap();
         assert_eq!(outcome.board.board().to_string(), ".G../AG..");
         assert_eq!(
             outcome.column_shifts,
-            vec![ColumnShift { from_col: 1, to_col: 0 }, ColumnShift { from_col: 3, to_col: 1 }]
+            vec![
+                ColumnShift {
+                    from_col: 1,
+                    to_col: 0
+                },
+                ColumnShift {
+                    from_col: 3,
+                    to_col: 1
+                }
+            ]
         );
         assert_eq!(outcome.falls, Vec::new());
     }
 
     #[test]
     fn two_adjacent_empty_columns_close() {
-        let outcome = tap(&settled("BBA/BBC"), Position::new(1, 1), ScoringRule::PopStar, 2).unwrap();
+        let outcome = tap(
+            &settled("BBA/BBC"),
+            Position::new(1, 1),
+            ScoringRule::PopStar,
+            2,
+        )
+        .unwrap();
         assert_eq!(outcome.board.board().to_string(), "A../C..");
-        assert_eq!(outcome.column_shifts, vec![ColumnShift { from_col: 2, to_col: 0 }]);
+        assert_eq!(
+            outcome.column_shifts,
+            vec![ColumnShift {
+                from_col: 2,
+                to_col: 0
+            }]
+        );
         assert!(outcome.game_over);
         assert_eq!(outcome.end_bonus, 2000 - 20 * 4);
     }
@@ -488,8 +562,18 @@ mod tests {
         assert_eq!(
             groups,
             vec![
-                LegalGroup { representative: Position::new(0, 0), color: 11, size: 2, score: 0 },
-                LegalGroup { representative: Position::new(0, 2), color: 3, size: 3, score: 1 },
+                LegalGroup {
+                    representative: Position::new(0, 0),
+                    color: 11,
+                    size: 2,
+                    score: 0
+                },
+                LegalGroup {
+                    representative: Position::new(0, 2),
+                    color: 3,
+                    size: 3,
+                    score: 1
+                },
             ]
         );
     }

@@ -12,7 +12,10 @@ fn check_side(field: &'static str, value: u32) -> Result<usize, EngineError> {
     if (1..=MAX_SIDE).contains(&value) {
         Ok(value as usize)
     } else {
-        Err(EngineError::InvalidParameter { field, reason: format!("must be 1..=64, got {value}") })
+        Err(EngineError::InvalidParameter {
+            field,
+            reason: format!("must be 1..=64, got {value}"),
+        })
     }
 }
 
@@ -54,7 +57,10 @@ pub fn generate_swap_board<R: Rng + ?Sized>(
 ) -> Result<(StableBoard, usize), EngineError> {
     let (width, height, colors) = check_generation_parameters(width, height, colors, 2)?;
     let adjacent_pairs = width * (height - 1) + height * (width - 1);
-    let infeasible = |reason: String| EngineError::InvalidParameter { field: "min_moves", reason };
+    let infeasible = |reason: String| EngineError::InvalidParameter {
+        field: "min_moves",
+        reason,
+    };
     if min_moves as usize > adjacent_pairs {
         return Err(infeasible(format!(
             "{min_moves} exceeds the {adjacent_pairs} adjacent cell pairs of a {width}x{height} board"
@@ -72,7 +78,10 @@ pub fn generate_swap_board<R: Rng + ?Sized>(
     }) {
         Arrangement::Found(cells) => {
             let count = count_valid_swaps_in(&cells, width, height);
-            Ok((StableBoard::new_unchecked(Board::from_engine_cells(width, height, cells)), count))
+            Ok((
+                StableBoard::new_unchecked(Board::from_engine_cells(width, height, cells)),
+                count,
+            ))
         }
         Arrangement::Impossible => Err(infeasible(format!(
             "no stable {width}x{height} board with {colors} colours has {min_moves} valid swaps"
@@ -91,8 +100,19 @@ mod tests {
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
-    fn generate(width: u32, height: u32, colors: u32, min_moves: u32) -> Result<(StableBoard, usize), EngineError> {
-        generate_swap_board(width, height, colors, min_moves, &mut ChaCha8Rng::seed_from_u64(7))
+    fn generate(
+        width: u32,
+        height: u32,
+        colors: u32,
+        min_moves: u32,
+    ) -> Result<(StableBoard, usize), EngineError> {
+        generate_swap_board(
+            width,
+            height,
+            colors,
+            min_moves,
+            &mut ChaCha8Rng::seed_from_u64(7),
+        )
     }
 
     #[test]
@@ -117,7 +137,9 @@ mod tests {
             (9, 9, 6, 145, "min_moves"),
         ] {
             match generate(w, h, c, m) {
-                Err(EngineError::InvalidParameter { field: f, .. }) => assert_eq!(f, field, "{w}x{h} c{c} m{m}"),
+                Err(EngineError::InvalidParameter { field: f, .. }) => {
+                    assert_eq!(f, field, "{w}x{h} c{c} m{m}")
+                }
                 other => panic!("{w}x{h} c{c} m{m}: {other:?}"),
             }
         }

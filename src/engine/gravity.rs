@@ -81,9 +81,18 @@ mod tests {
         assert_eq!(
             falls,
             vec![
-                Fall { from: Position::new(0, 0), to: Position::new(2, 0) },
-                Fall { from: Position::new(1, 1), to: Position::new(3, 1) },
-                Fall { from: Position::new(2, 0), to: Position::new(3, 0) },
+                Fall {
+                    from: Position::new(0, 0),
+                    to: Position::new(2, 0)
+                },
+                Fall {
+                    from: Position::new(1, 1),
+                    to: Position::new(3, 1)
+                },
+                Fall {
+                    from: Position::new(2, 0),
+                    to: Position::new(3, 0)
+                },
             ]
         );
     }
@@ -104,7 +113,11 @@ mod tests {
         assert_eq!(spawns.len(), 3);
         assert_eq!(
             spawns.iter().map(|s| s.position).collect::<Vec<_>>(),
-            vec![Position::new(0, 0), Position::new(0, 1), Position::new(1, 0)]
+            vec![
+                Position::new(0, 0),
+                Position::new(0, 1),
+                Position::new(1, 0)
+            ]
         );
         assert!(board.cells().iter().all(|&c| (1..=3).contains(&c)));
         assert_eq!(board.at(3), 1);

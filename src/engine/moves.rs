@@ -74,7 +74,13 @@ pub(crate) fn apply_swap(mut board: Board, swap: Swap) -> Board {
 
 /// True when exchanging cells `a` and `b` (adjacent, both non-empty) leaves `a` or `b` matched.
 #[inline]
-pub(crate) fn swap_makes_match(cells: &[u8], width: usize, height: usize, a: usize, b: usize) -> bool {
+pub(crate) fn swap_makes_match(
+    cells: &[u8],
+    width: usize,
+    height: usize,
+    a: usize,
+    b: usize,
+) -> bool {
     let (color_a, color_b) = (cells[a], cells[b]);
     if color_a == color_b {
         return false;
@@ -94,7 +100,13 @@ pub(crate) fn swap_makes_match(cells: &[u8], width: usize, height: usize, a: usi
 
 /// True when the cell at `index`, holding `color`, is in a run of the board read through `cell`.
 #[inline]
-fn in_run(cell: impl Fn(usize) -> u8, width: usize, height: usize, index: usize, color: u8) -> bool {
+fn in_run(
+    cell: impl Fn(usize) -> u8,
+    width: usize,
+    height: usize,
+    index: usize,
+    color: u8,
+) -> bool {
     let (row, col) = (index / width, index % width);
     let mut horizontal = 1;
     let mut c = col;
@@ -209,33 +221,66 @@ mod tests {
 
     #[test]
     fn spec_example_swap_is_ok() {
-        assert_eq!(judge_swap(&stable("RRG/GGR"), swap((0, 2), (1, 2))), SwapVerdict::Ok);
+        assert_eq!(
+            judge_swap(&stable("RRG/GGR"), swap((0, 2), (1, 2))),
+            SwapVerdict::Ok
+        );
         // Order of a and b does not matter.
-        assert_eq!(judge_swap(&stable("RRG/GGR"), swap((1, 2), (0, 2))), SwapVerdict::Ok);
+        assert_eq!(
+            judge_swap(&stable("RRG/GGR"), swap((1, 2), (0, 2))),
+            SwapVerdict::Ok
+        );
     }
 
     #[test]
     fn verdicts_in_order() {
         let board = stable("RRG/GGR");
-        assert_eq!(judge_swap(&board, swap((0, 2), (0, 3))), SwapVerdict::OutOfBounds);
-        assert_eq!(judge_swap(&board, swap((2, 0), (1, 0))), SwapVerdict::OutOfBounds);
-        assert_eq!(judge_swap(&board, swap((0, 0), (0, 0))), SwapVerdict::NotAdjacent);
-        assert_eq!(judge_swap(&board, swap((0, 0), (1, 1))), SwapVerdict::NotAdjacent);
-        assert_eq!(judge_swap(&board, swap((0, 0), (0, 2))), SwapVerdict::NotAdjacent);
-        assert_eq!(judge_swap(&board, swap((0, 0), (0, 1))), SwapVerdict::NoMatch);
-        assert_eq!(judge_swap(&board, swap((0, 0), (1, 0))), SwapVerdict::NoMatch);
+        assert_eq!(
+            judge_swap(&board, swap((0, 2), (0, 3))),
+            SwapVerdict::OutOfBounds
+        );
+        assert_eq!(
+            judge_swap(&board, swap((2, 0), (1, 0))),
+            SwapVerdict::OutOfBounds
+        );
+        assert_eq!(
+            judge_swap(&board, swap((0, 0), (0, 0))),
+            SwapVerdict::NotAdjacent
+        );
+        assert_eq!(
+            judge_swap(&board, swap((0, 0), (1, 1))),
+            SwapVerdict::NotAdjacent
+        );
+        assert_eq!(
+            judge_swap(&board, swap((0, 0), (0, 2))),
+            SwapVerdict::NotAdjacent
+        );
+        assert_eq!(
+            judge_swap(&board, swap((0, 0), (0, 1))),
+            SwapVerdict::NoMatch
+        );
+        assert_eq!(
+            judge_swap(&board, swap((0, 0), (1, 0))),
+            SwapVerdict::NoMatch
+        );
     }
 
     #[test]
     fn empty_cells_are_a_verdict_on_unsettled_boards() {
         let board = Board::parse("R.G/GGR").unwrap();
-        assert_eq!(judge_swap_on(&board, swap((0, 0), (0, 1))), SwapVerdict::EmptyCell);
+        assert_eq!(
+            judge_swap_on(&board, swap((0, 0), (0, 1))),
+            SwapVerdict::EmptyCell
+        );
     }
 
     #[test]
     fn no_wrap_around_between_rows() {
         // (0,2) and (1,0) are consecutive row-major indices but not adjacent.
-        assert_eq!(judge_swap(&stable("RGB/GBR"), swap((0, 2), (1, 0))), SwapVerdict::NotAdjacent);
+        assert_eq!(
+            judge_swap(&stable("RGB/GBR"), swap((0, 2), (1, 0))),
+            SwapVerdict::NotAdjacent
+        );
     }
 
     #[test]

@@ -135,7 +135,10 @@ mod tests {
     use super::*;
 
     fn group_sizes(text: &str) -> Vec<usize> {
-        find_groups(&Board::parse(text).unwrap()).iter().map(|g| g.cells.len()).collect()
+        find_groups(&Board::parse(text).unwrap())
+            .iter()
+            .map(|g| g.cells.len())
+            .collect()
     }
 
     #[test]
@@ -150,8 +153,9 @@ mod tests {
     fn spec_example_l_shape_is_one_group_of_five() {
         let groups = find_groups(&Board::parse("RAB/RCD/RRR").unwrap());
         assert_eq!(groups.len(), 1);
-        let expected: Vec<Position> =
-            [(0, 0), (1, 0), (2, 0), (2, 1), (2, 2)].map(|(r, c)| Position::new(r, c)).to_vec();
+        let expected: Vec<Position> = [(0, 0), (1, 0), (2, 0), (2, 1), (2, 2)]
+            .map(|(r, c)| Position::new(r, c))
+            .to_vec();
         assert_eq!(groups[0].cells, expected);
     }
 
@@ -186,8 +190,14 @@ mod tests {
     fn groups_are_ordered_by_first_cell() {
         let groups = find_groups(&Board::parse("GRRR/GBYB/GYBY").unwrap());
         assert_eq!(groups.len(), 2);
-        assert_eq!((groups[0].color, groups[0].cells[0]), (2, Position::new(0, 0)));
-        assert_eq!((groups[1].color, groups[1].cells[0]), (1, Position::new(0, 1)));
+        assert_eq!(
+            (groups[0].color, groups[0].cells[0]),
+            (2, Position::new(0, 0))
+        );
+        assert_eq!(
+            (groups[1].color, groups[1].cells[0]),
+            (1, Position::new(0, 1))
+        );
     }
 
     #[test]

@@ -37,9 +37,9 @@ pub fn shuffle<R: Rng + ?Sized>(board: &Board, rng: &mut R) -> Result<StableBoar
     match arrange(width, height, Palette::Multiset { counts }, rng, |cells| {
         has_valid_swaps(cells, width, height, 1)
     }) {
-        Arrangement::Found(cells) => {
-            Ok(StableBoard::new_unchecked(Board::from_engine_cells(width, height, cells)))
-        }
+        Arrangement::Found(cells) => Ok(StableBoard::new_unchecked(Board::from_engine_cells(
+            width, height, cells,
+        ))),
         Arrangement::Impossible | Arrangement::GaveUp => Err(EngineError::NoShuffleExists),
     }
 }

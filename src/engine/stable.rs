@@ -45,6 +45,9 @@ impl TryFrom<Board> for StableBoard {
             .filter(|&i| board.at(i) == EMPTY)
             .map(|i| board.position_of(i))
             .collect();
-        Err(EngineError::UnstableBoard { empty_cells, matched_cells: matched_positions(&board) })
+        Err(EngineError::UnstableBoard {
+            empty_cells,
+            matched_cells: matched_positions(&board),
+        })
     }
 }

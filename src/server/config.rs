@@ -16,7 +16,8 @@ pub enum LogFormat {
 }
 
 fn parse_duration(value: &str) -> Result<Duration, String> {
-    let duration = humantime::parse_duration(value).map_err(|e| format!("{e} (e.g. 5s, 250ms, 1m)"))?;
+    let duration =
+        humantime::parse_duration(value).map_err(|e| format!("{e} (e.g. 5s, 250ms, 1m)"))?;
     if duration.is_zero() {
         return Err("must be greater than zero".to_owned());
     }
@@ -84,7 +85,9 @@ impl ServeConfig {
     /// Worker threads to start: the flag, or the CPUs available to this process.
     pub fn effective_worker_threads(&self) -> usize {
         self.worker_threads.map(usize::from).unwrap_or_else(|| {
-            std::thread::available_parallelism().map(std::num::NonZeroUsize::get).unwrap_or(1)
+            std::thread::available_parallelism()
+                .map(std::num::NonZeroUsize::get)
+                .unwrap_or(1)
         })
     }
 }

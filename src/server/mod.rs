@@ -152,7 +152,9 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         })
         .layer(tower::timeout::TimeoutLayer::new(config.request_timeout))
         .load_shed()
-        .layer(tower::limit::GlobalConcurrencyLimitLayer::new(config.concurrency_limit as usize))
+        .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
+            config.concurrency_limit as usize,
+        ))
         .into_inner();
 
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();

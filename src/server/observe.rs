@@ -20,8 +20,8 @@ use tracing::Instrument;
 
 /// Histogram buckets of `matchgrid_request_duration_seconds`, in seconds.
 pub const LATENCY_BUCKETS: &[f64] = &[
-    0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05,
-    0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+    0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1,
+    0.25, 0.5, 1.0, 2.5, 5.0,
 ];
 
 /// The layer; `request_timeout` is only used to word DEADLINE_EXCEEDED messages.
@@ -37,7 +37,10 @@ impl<S> Layer<S> for ObserveLayer {
     type Service = Observe<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        Observe { inner, settings: *self }
+        Observe {
+            inner,
+            settings: *self,
+        }
     }
 }
 
@@ -118,7 +121,10 @@ fn remap_size_limit<B>(response: &mut http::Response<B>) {
         .and_then(|v| v.to_str().ok())
         .is_some_and(|m| m.contains("message length too large"));
     if header_code(response) == Code::OutOfRange && too_large {
-        response.headers_mut().insert("grpc-status", http::HeaderValue::from(Code::ResourceExhausted as i32));
+        response.headers_mut().insert(
+            "grpc-status",
+            http::HeaderValue::from(Code::ResourceExhausted as i32),
+        );
     }
 }
 

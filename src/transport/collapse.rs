@@ -67,7 +67,11 @@ pub fn check_dead_state(
         game_over,
         groups: groups.into_iter().map(Into::into).collect(),
         tiles_left: tiles_left as u32,
-        end_bonus: if game_over { rule.end_bonus(tiles_left) } else { 0 },
+        end_bonus: if game_over {
+            rule.end_bonus(tiles_left)
+        } else {
+            0
+        },
     })
 }
 

@@ -10,17 +10,27 @@ use crate::proto;
 /// [`EngineError::InvalidParameter`] when absent; [`EngineError::Board`] when malformed.
 pub fn board_from_proto(board: Option<proto::Board>) -> Result<engine::Board, EngineError> {
     let board = board.ok_or_else(|| required("board"))?;
-    Ok(engine::Board::from_raw(board.width, board.height, &board.cells)?)
+    Ok(engine::Board::from_raw(
+        board.width,
+        board.height,
+        &board.cells,
+    )?)
 }
 
 /// The error for a missing required message field.
 pub fn required(field: &'static str) -> EngineError {
-    EngineError::InvalidParameter { field, reason: "is required".to_owned() }
+    EngineError::InvalidParameter {
+        field,
+        reason: "is required".to_owned(),
+    }
 }
 
 /// The error for an enum value this server does not know.
 pub fn unknown_enum(field: &'static str, value: i32) -> EngineError {
-    EngineError::InvalidParameter { field, reason: format!("unknown enum value {value}") }
+    EngineError::InvalidParameter {
+        field,
+        reason: format!("unknown enum value {value}"),
+    }
 }
 
 /// A position as given; range is checked against the board by the engine.
@@ -36,30 +46,46 @@ pub fn swap_from_proto(swap: Option<proto::Swap>) -> Result<engine::Swap, Engine
     let swap = swap.ok_or_else(|| required("swap"))?;
     let a = swap.a.ok_or_else(|| required("swap.a"))?;
     let b = swap.b.ok_or_else(|| required("swap.b"))?;
-    Ok(engine::Swap::new(position_from_proto(a), position_from_proto(b)))
+    Ok(engine::Swap::new(
+        position_from_proto(a),
+        position_from_proto(b),
+    ))
 }
 
 impl From<&engine::Board> for proto::Board {
     fn from(board: &engine::Board) -> Self {
-        Self { width: board.width() as u32, height: board.height() as u32, cells: board.cells_u32() }
+        Self {
+            width: board.width() as u32,
+            height: board.height() as u32,
+            cells: board.cells_u32(),
+        }
     }
 }
 
 impl From<engine::Position> for proto::Position {
     fn from(position: engine::Position) -> Self {
-        Self { row: position.row, col: position.col }
+        Self {
+            row: position.row,
+            col: position.col,
+        }
     }
 }
 
 impl From<engine::Swap> for proto::Swap {
     fn from(swap: engine::Swap) -> Self {
-        Self { a: Some(swap.a.into()), b: Some(swap.b.into()) }
+        Self {
+            a: Some(swap.a.into()),
+            b: Some(swap.b.into()),
+        }
     }
 }
 
 impl From<engine::Fall> for proto::Fall {
     fn from(fall: engine::Fall) -> Self {
-        Self { from: Some(fall.from.into()), to: Some(fall.to.into()) }
+        Self {
+            from: Some(fall.from.into()),
+            to: Some(fall.to.into()),
+        }
     }
 }
 
@@ -74,7 +100,10 @@ impl From<engine::Group> for proto::Group {
 
 impl From<engine::Spawn> for proto::Spawn {
     fn from(spawn: engine::Spawn) -> Self {
-        Self { position: Some(spawn.position.into()), color: u32::from(spawn.color) }
+        Self {
+            position: Some(spawn.position.into()),
+            color: u32::from(spawn.color),
+        }
     }
 }
 
@@ -105,7 +134,10 @@ impl From<engine::SwapVerdict> for proto::SwapVerdict {
 
 impl From<engine::ColumnShift> for proto::ColumnShift {
     fn from(shift: engine::ColumnShift) -> Self {
-        Self { from_col: shift.from_col, to_col: shift.to_col }
+        Self {
+            from_col: shift.from_col,
+            to_col: shift.to_col,
+        }
     }
 }
 
@@ -124,7 +156,10 @@ impl From<engine::LegalGroup> for proto::CollapseGroup {
 ///
 /// # Errors
 /// [`EngineError::InvalidParameter`] naming `field` for an unknown value.
-pub fn scoring_from_proto(field: &'static str, value: i32) -> Result<engine::ScoringRule, EngineError> {
+pub fn scoring_from_proto(
+    field: &'static str,
+    value: i32,
+) -> Result<engine::ScoringRule, EngineError> {
     use proto::ScoringRule as Wire;
     match Wire::try_from(value).map_err(|_| unknown_enum(field, value))? {
         Wire::Unspecified | Wire::Popstar => Ok(engine::ScoringRule::PopStar),

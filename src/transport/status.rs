@@ -35,8 +35,16 @@ fn cell_subject(position: Position) -> String {
 
 fn invalid_argument(reason: &str, field: String, description: String) -> Status {
     let mut details = ErrorDetails::with_bad_request_violation(field.clone(), description.clone());
-    details.set_error_info(reason, ERROR_DOMAIN, HashMap::from([("field".to_owned(), field.clone())]));
-    Status::with_error_details(Code::InvalidArgument, format!("{field}: {description}"), details)
+    details.set_error_info(
+        reason,
+        ERROR_DOMAIN,
+        HashMap::from([("field".to_owned(), field.clone())]),
+    );
+    Status::with_error_details(
+        Code::InvalidArgument,
+        format!("{field}: {description}"),
+        details,
+    )
 }
 
 fn failed_precondition(
@@ -70,12 +78,20 @@ impl From<EngineError> for Status {
             EngineError::InvalidParameter { field, reason } => {
                 invalid_argument("INVALID_ARGUMENT", field.to_owned(), reason)
             }
-            EngineError::PositionOffBoard { field, position, width, height } => invalid_argument(
+            EngineError::PositionOffBoard {
+                field,
+                position,
+                width,
+                height,
+            } => invalid_argument(
                 "POSITION_OFF_BOARD",
                 field.to_owned(),
                 format!("position {position} is off the {width}x{height} board"),
             ),
-            EngineError::UnstableBoard { empty_cells, matched_cells } => {
+            EngineError::UnstableBoard {
+                empty_cells,
+                matched_cells,
+            } => {
                 let empty = empty_cells
                     .into_iter()
                     .map(|p| (cell_subject(p), "cell is empty".to_owned()));
@@ -104,7 +120,10 @@ impl From<EngineError> for Status {
             EngineError::NoShuffleExists => failed_precondition(
                 "NO_SHUFFLE_EXISTS",
                 message,
-                [("board".to_owned(), "no playable permutation of these tiles".to_owned())],
+                [(
+                    "board".to_owned(),
+                    "no playable permutation of these tiles".to_owned(),
+                )],
             ),
             EngineError::CascadeLimitExceeded { max_steps } => {
                 let mut details = ErrorDetails::with_quota_failure_violation(
@@ -119,7 +138,11 @@ impl From<EngineError> for Status {
                     Unsettled::FloatingTile(p) => cell_subject(p),
                     Unsettled::GapColumn(col) => format!("board.column[{col}]"),
                 };
-                failed_precondition("UNSETTLED_BOARD", message, [(subject, unsettled.to_string())])
+                failed_precondition(
+                    "UNSETTLED_BOARD",
+                    message,
+                    [(subject, unsettled.to_string())],
+                )
             }
             EngineError::IllegalTap(rejection) => {
                 let verdict = match rejection {

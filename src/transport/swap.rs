@@ -31,7 +31,9 @@ fn cascade_options(request: &proto::ResolveCascadeRequest) -> Result<CascadeOpti
                     reason: format!("must be 1..=16 for RANDOM refill, got {}", request.colors),
                 });
             }
-            Refill::Random { colors: request.colors as u8 }
+            Refill::Random {
+                colors: request.colors as u8,
+            }
         }
         proto::RefillMode::None => Refill::None,
     };
@@ -45,7 +47,11 @@ fn cascade_options(request: &proto::ResolveCascadeRequest) -> Result<CascadeOpti
             });
         }
     };
-    Ok(CascadeOptions { refill, auto_shuffle: request.auto_shuffle.unwrap_or(true), max_steps })
+    Ok(CascadeOptions {
+        refill,
+        auto_shuffle: request.auto_shuffle.unwrap_or(true),
+        max_steps,
+    })
 }
 
 /// GenerateBoard, engine side.
@@ -109,9 +115,14 @@ pub fn check_dead_state(
     request: proto::SwapCheckDeadStateRequest,
 ) -> Result<proto::SwapCheckDeadStateResponse, EngineError> {
     let board = stable_board(request.board)?;
-    let valid_swaps: Vec<proto::Swap> =
-        engine::valid_swaps(&board).into_iter().map(Into::into).collect();
-    Ok(proto::SwapCheckDeadStateResponse { dead: valid_swaps.is_empty(), valid_swaps })
+    let valid_swaps: Vec<proto::Swap> = engine::valid_swaps(&board)
+        .into_iter()
+        .map(Into::into)
+        .collect();
+    Ok(proto::SwapCheckDeadStateResponse {
+        dead: valid_swaps.is_empty(),
+        valid_swaps,
+    })
 }
 
 /// Shuffle, engine side.

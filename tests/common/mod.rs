@@ -1,0 +1,166 @@
+//! Shared harness for integration tests: runs the real `matchgrid serve` binary on free
+//! loopback ports and connects tonic clients to it.
+#![allow(dead_code)] // each test binary uses a different part of the harness
+
+use std::io::{BufRead, BufReader};
+use std::net::{SocketAddr, TcpListener};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use matchgrid::proto::collapse_puzzle_client::CollapsePuzzleClient;
+use matchgrid::proto::swap_puzzle_client::SwapPuzzleClient;
+use tonic::transport::Channel;
+
+/// How long a server may take to start listening.
+const START_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A free loopback port (bound then released; the server binds it right after).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A running `matchgrid serve` process, killed on drop.
+pub struct TestServer {
+    pub child: Child,
+    pub addr: SocketAddr,
+    pub metrics_addr: SocketAddr,
+    /// Server log lines (stderr), as they arrive.
+    pub log: mpsc::Receiver<String>,
+}
+
+impl TestServer {
+    /// Starts a server with default settings plus `extra_args`, waiting until it serves.
+    pub fn start(extra_args: &[&str]) -> Self {
+        let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+        let metrics_addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_matchgrid"))
+            .arg("serve")
+            .arg("--listen")
+            .arg(addr.to_string())
+            .arg("--metrics-listen")
+            .arg(metrics_addr.to_string())
+            .args(extra_args)
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn matchgrid serve");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, log) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let server = Self {
+            child,
+            addr,
+            metrics_addr,
+            log,
+        };
+        server.wait_for_log("matchgrid serving", START_TIMEOUT);
+        server
+    }
+
+    /// Waits for a log line containing `needle`; panics with the lines seen on timeout.
+    pub fn wait_for_log(&self, needle: &str, timeout: Duration) -> String {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut seen = Vec::new();
+        while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+            match self.log.recv_timeout(left) {
+                Ok(line) if line.contains(needle) => return line,
+                Ok(line) => seen.push(line),
+                Err(_) => break,
+            }
+        }
+        panic!("no log line containing {needle:?} within {timeout:?}; saw: {seen:#?}");
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub async fn channel(&self) -> Channel {
+        Channel::from_shared(self.url())
+            .unwrap()
+            .connect()
+            .await
+            .expect("connect to test server")
+    }
+
+    pub async fn swap_client(&self) -> SwapPuzzleClient<Channel> {
+        SwapPuzzleClient::new(self.channel().await)
+    }
+
+    pub async fn collapse_client(&self) -> CollapsePuzzleClient<Channel> {
+        CollapsePuzzleClient::new(self.channel().await)
+    }
+
+    /// Sends SIGTERM (via the `kill` command, so the tests need no libc bindings).
+    pub fn sigterm(&self) {
+        let status = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status()
+            .expect("run kill");
+        assert!(status.success());
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A proto board from the text form (`RRG/GGR`).
+pub fn board(text: &str) -> matchgrid::proto::Board {
+    (&matchgrid::engine::Board::parse(text).unwrap()).into()
+}
+
+/// The text form of a proto board.
+pub fn text(board: &matchgrid::proto::Board) -> String {
+    matchgrid::engine::Board::from_raw(board.width, board.height, &board.cells)
+        .unwrap()
+        .to_string()
+}
+
+/// A proto position.
+pub fn pos(row: u32, col: u32) -> matchgrid::proto::Position {
+    matchgrid::proto::Position { row, col }
+}
+
+/// A proto swap.
+pub fn swap(a: (u32, u32), b: (u32, u32)) -> matchgrid::proto::Swap {
+    matchgrid::proto::Swap {
+        a: Some(pos(a.0, a.1)),
+        b: Some(pos(b.0, b.1)),
+    }
+}
+
+/// The field names of a status's google.rpc.BadRequest.
+pub fn bad_request_fields(status: &tonic::Status) -> Vec<String> {
+    use tonic_types::StatusExt;
+    status
+        .get_details_bad_request()
+        .map(|b| b.field_violations.into_iter().map(|v| v.field).collect())
+        .unwrap_or_default()
+}
+
+/// The subjects of a status's google.rpc.PreconditionFailure.
+pub fn precondition_subjects(status: &tonic::Status) -> Vec<String> {
+    use tonic_types::StatusExt;
+    status
+        .get_details_precondition_failure()
+        .map(|p| p.violations.into_iter().map(|v| v.subject).collect())
+        .unwrap_or_default()
+}
