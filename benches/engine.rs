@@ -1,1 +1,153 @@
-fn main() {}
+//! Engine benchmarks (criterion): `cargo bench --bench engine`.
+//!
+//! Swap family on 9x9 with 6 colours; collapse family on 10x10/5 (PopStar) and 15x15/5
+//! (SameGame); random playouts to game over on standard SameGame position 1.
+
+use std::hint::black_box;
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use matchgrid::engine::{
+    self, Board, CascadeOptions, Refill, ScoringRule, SettledBoard, StableBoard, Swap,
+};
+use rand::Rng;
+
+fn swap_boards(count: u64) -> Vec<(StableBoard, Swap)> {
+    (0..count)
+        .map(|seed| {
+            let mut rng = engine::rng_from_seed(seed);
+            let (board, _) = engine::generate_swap_board(9, 9, 6, 1, &mut rng).unwrap();
+            let first = engine::valid_swaps(&board)[0];
+            (board, first)
+        })
+        .collect()
+}
+
+fn bench_swap(c: &mut Criterion) {
+    let mut group = c.benchmark_group("swap_9x9_6c");
+    group.throughput(Throughput::Elements(1));
+    let mut seed = 0u64;
+    group.bench_function("generate", |b| {
+        b.iter(|| {
+            seed += 1;
+            let mut rng = engine::rng_from_seed(seed);
+            black_box(engine::generate_swap_board(9, 9, 6, 1, &mut rng).unwrap())
+        })
+    });
+    let boards = swap_boards(64);
+    let mut next = 0usize;
+    group.bench_function("check_dead", |b| {
+        b.iter(|| {
+            next = (next + 1) % boards.len();
+            black_box(engine::valid_swaps(&boards[next].0))
+        })
+    });
+    group.bench_function("validate_swap", |b| {
+        b.iter(|| {
+            next = (next + 1) % boards.len();
+            let (board, swap) = &boards[next];
+            black_box(engine::judge_swap(board, *swap))
+        })
+    });
+    let options = CascadeOptions {
+        refill: Refill::Random { colors: 6 },
+        auto_shuffle: true,
+        max_steps: 1000,
+    };
+    group.bench_function("resolve_swap_cascade_refill", |b| {
+        b.iter_batched(
+            || {
+                next = (next + 1) % boards.len();
+                (boards[next].clone(), next as u64)
+            },
+            |((board, swap), seed)| {
+                let mut rng = engine::rng_from_seed(seed);
+                black_box(engine::resolve_swap(board, swap, options, &mut rng).unwrap())
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
+fn collapse_boards(size: u32, count: u64) -> Vec<SettledBoard> {
+    (0..count)
+        .map(|seed| {
+            engine::generate_collapse_board(size, size, 5, 2, &mut engine::rng_from_seed(seed))
+                .unwrap()
+                .0
+        })
+        .collect()
+}
+
+fn bench_collapse(c: &mut Criterion) {
+    for (size, rule, name) in [
+        (10, ScoringRule::PopStar, "popstar_10x10_5c"),
+        (15, ScoringRule::SameGame, "samegame_15x15_5c"),
+    ] {
+        let mut group = c.benchmark_group(name);
+        group.throughput(Throughput::Elements(1));
+        let boards = collapse_boards(size, 64);
+        let taps: Vec<_> = boards
+            .iter()
+            .map(|b| engine::legal_groups(b, rule, 2)[0].representative)
+            .collect();
+        let mut next = 0usize;
+        group.bench_function("tap", |b| {
+            b.iter(|| {
+                next = (next + 1) % boards.len();
+                black_box(engine::tap(&boards[next], taps[next], rule, 2).unwrap())
+            })
+        });
+        group.bench_function("check_dead", |b| {
+            b.iter(|| {
+                next = (next + 1) % boards.len();
+                black_box(engine::legal_groups(&boards[next], rule, 2))
+            })
+        });
+        group.finish();
+    }
+}
+
+fn standard_position_1() -> SettledBoard {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/data/samegame-standard-20.txt"
+    ))
+    .expect("../shared/data/samegame-standard-20.txt");
+    let cells: Vec<u32> = text
+        .split_whitespace()
+        .take(225)
+        .map(|v| v.parse::<u32>().unwrap() + 1)
+        .collect();
+    SettledBoard::try_from(Board::from_raw(15, 15, &cells).unwrap()).unwrap()
+}
+
+fn bench_playouts(c: &mut Criterion) {
+    let start = standard_position_1();
+    let mut group = c.benchmark_group("samegame_standard_1");
+    group.throughput(Throughput::Elements(1));
+    let mut seed = 0u64;
+    group.bench_function("random_playout_to_game_over", |b| {
+        b.iter(|| {
+            seed += 1;
+            let mut rng = engine::rng_from_seed(seed);
+            let mut board = start.clone();
+            let mut score = 0i64;
+            loop {
+                let groups = engine::legal_groups(&board, ScoringRule::SameGame, 2);
+                if groups.is_empty() {
+                    break;
+                }
+                let pick = groups[rng.random_range(0..groups.len())].representative;
+                let outcome = engine::tap(&board, pick, ScoringRule::SameGame, 2).unwrap();
+                score += outcome.total_score();
+                board = outcome.board;
+            }
+            black_box(score)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_swap, bench_collapse, bench_playouts);
+criterion_main!(benches);

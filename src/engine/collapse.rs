@@ -160,12 +160,13 @@ pub struct LegalGroup {
     pub score: u64,
 }
 
-/// The 4-connected same-colour component of the non-empty cell `start`, as a cell set and size.
-fn flood_group(board: &Board, start: usize, stack: &mut Vec<usize>) -> (CellSet, usize) {
+/// Adds the 4-connected same-colour component of the non-empty cell `start` to `members` and
+/// returns its size. `members` may already hold other components: none of them can touch this
+/// one in the same colour, so one set serves a whole scan.
+fn flood_group(board: &Board, start: usize, members: &mut CellSet, stack: &mut Vec<usize>) -> usize {
     let (width, height) = (board.width(), board.height());
     let cells = board.cells();
     let color = cells[start];
-    let mut members = CellSet::new();
     let mut size = 0;
     members.insert(start / width, start % width);
     stack.clear();
@@ -192,7 +193,7 @@ fn flood_group(board: &Board, start: usize, stack: &mut Vec<usize>) -> (CellSet,
             visit(row, col + 1);
         }
     }
-    (members, size)
+    size
 }
 
 /// Applies a tap at `position` (SPEC section 3).
@@ -219,7 +220,8 @@ pub fn tap(
     if color == EMPTY {
         return Err(EngineError::IllegalTap(TapRejection::EmptyCell));
     }
-    let (members, size) = flood_group(source, start, &mut Vec::new());
+    let mut members = CellSet::new();
+    let size = flood_group(source, start, &mut members, &mut Vec::with_capacity(64));
     if size < min_group {
         return Err(EngineError::IllegalTap(TapRejection::GroupTooSmall {
             size,
@@ -232,15 +234,12 @@ pub fn tap(
     {
         let cells = after.cells_mut();
         for row in 0..height {
-            let mask = members.row(row);
-            if mask == 0 {
-                continue;
-            }
-            for col in 0..width {
-                if mask >> col & 1 == 1 {
-                    cells[row * width + col] = EMPTY;
-                    cleared.push(Position::new(row as u32, col as u32));
-                }
+            let mut mask = members.row(row);
+            while mask != 0 {
+                let col = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                cells[row * width + col] = EMPTY;
+                cleared.push(Position::new(row as u32, col as u32));
             }
         }
     }
@@ -326,17 +325,13 @@ fn is_game_over_on(board: &Board, min_group: usize) -> bool {
 fn for_each_group(board: &Board, mut visit: impl FnMut(usize, u8, usize) -> bool) {
     let width = board.width();
     let mut seen = CellSet::new();
-    let mut stack = Vec::new();
+    let mut stack = Vec::with_capacity(64);
     for index in 0..board.cells().len() {
-        let (row, col) = (index / width, index % width);
         let color = board.at(index);
-        if color == EMPTY || seen.contains(row, col) {
+        if color == EMPTY || seen.contains(index / width, index % width) {
             continue;
         }
-        let (members, size) = flood_group(board, index, &mut stack);
-        for r in row..board.height() {
-            seen.set_row(r, seen.row(r) | members.row(r));
-        }
+        let size = flood_group(board, index, &mut seen, &mut stack);
         if !visit(index, color, size) {
             return;
         }
