@@ -163,7 +163,12 @@ pub struct LegalGroup {
 /// Adds the 4-connected same-colour component of the non-empty cell `start` to `members` and
 /// returns its size. `members` may already hold other components: none of them can touch this
 /// one in the same colour, so one set serves a whole scan.
-fn flood_group(board: &Board, start: usize, members: &mut CellSet, stack: &mut Vec<usize>) -> usize {
+fn flood_group(
+    board: &Board,
+    start: usize,
+    members: &mut CellSet,
+    stack: &mut Vec<usize>,
+) -> usize {
     let (width, height) = (board.width(), board.height());
     let cells = board.cells();
     let color = cells[start];

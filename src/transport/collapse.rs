@@ -2,6 +2,8 @@
 
 use tonic::{Request, Response, Status};
 
+use super::{run_engine, work_cells};
+
 use super::convert::{board_from_proto, position_from_proto, required, scoring_from_proto};
 use crate::engine::{self, EngineError, SettledBoard};
 use crate::proto::{self, collapse_puzzle_server::CollapsePuzzle};
@@ -81,20 +83,32 @@ impl CollapsePuzzle for CollapseService {
         &self,
         request: Request<proto::CollapseGenerateBoardRequest>,
     ) -> Result<Response<proto::CollapseGenerateBoardResponse>, Status> {
-        Ok(Response::new(generate_board(request.into_inner())?))
+        let request = request.into_inner();
+        let cells = work_cells(request.width, request.height);
+        run_engine(cells, request, generate_board).await
     }
 
     async fn tap(
         &self,
         request: Request<proto::TapRequest>,
     ) -> Result<Response<proto::TapResponse>, Status> {
-        Ok(Response::new(tap(request.into_inner())?))
+        let request = request.into_inner();
+        let cells = request
+            .board
+            .as_ref()
+            .map_or(0, |b| work_cells(b.width, b.height));
+        run_engine(cells, request, tap).await
     }
 
     async fn check_dead_state(
         &self,
         request: Request<proto::CollapseCheckDeadStateRequest>,
     ) -> Result<Response<proto::CollapseCheckDeadStateResponse>, Status> {
-        Ok(Response::new(check_dead_state(request.into_inner())?))
+        let request = request.into_inner();
+        let cells = request
+            .board
+            .as_ref()
+            .map_or(0, |b| work_cells(b.width, b.height));
+        run_engine(cells, request, check_dead_state).await
     }
 }

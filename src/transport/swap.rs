@@ -2,14 +2,16 @@
 
 use tonic::{Request, Response, Status};
 
+use super::{run_engine, work_cells};
+
 use super::convert::{board_from_proto, swap_from_proto, unknown_enum};
 use crate::engine::{self, CascadeOptions, EngineError, Refill, StableBoard};
 use crate::proto::{self, swap_puzzle_server::SwapPuzzle};
 
 /// Default `max_steps` of ResolveCascade.
-pub const DEFAULT_MAX_STEPS: u32 = 1_000;
+pub const DEFAULT_MAX_STEPS: u32 = 200;
 /// Largest accepted `max_steps`.
-pub const MAX_MAX_STEPS: u32 = 10_000;
+pub const MAX_MAX_STEPS: u32 = 1_000;
 
 /// The stateless SwapPuzzle service.
 #[derive(Clone, Copy, Debug, Default)]
@@ -43,7 +45,7 @@ fn cascade_options(request: &proto::ResolveCascadeRequest) -> Result<CascadeOpti
         n => {
             return Err(EngineError::InvalidParameter {
                 field: "max_steps",
-                reason: format!("must be 1..=10000 (0 means 1000), got {n}"),
+                reason: format!("must be 1..=1000 (0 means 200), got {n}"),
             });
         }
     };
@@ -142,34 +144,56 @@ impl SwapPuzzle for SwapService {
         &self,
         request: Request<proto::SwapGenerateBoardRequest>,
     ) -> Result<Response<proto::SwapGenerateBoardResponse>, Status> {
-        Ok(Response::new(generate_board(request.into_inner())?))
+        let request = request.into_inner();
+        let cells = work_cells(request.width, request.height);
+        run_engine(cells, request, generate_board).await
     }
 
     async fn validate_swap(
         &self,
         request: Request<proto::ValidateSwapRequest>,
     ) -> Result<Response<proto::ValidateSwapResponse>, Status> {
-        Ok(Response::new(validate_swap(request.into_inner())?))
+        let request = request.into_inner();
+        let cells = request
+            .board
+            .as_ref()
+            .map_or(0, |b| work_cells(b.width, b.height));
+        run_engine(cells, request, validate_swap).await
     }
 
     async fn resolve_cascade(
         &self,
         request: Request<proto::ResolveCascadeRequest>,
     ) -> Result<Response<proto::ResolveCascadeResponse>, Status> {
-        Ok(Response::new(resolve_cascade(request.into_inner())?))
+        let request = request.into_inner();
+        let cells = request
+            .board
+            .as_ref()
+            .map_or(0, |b| work_cells(b.width, b.height));
+        run_engine(cells, request, resolve_cascade).await
     }
 
     async fn check_dead_state(
         &self,
         request: Request<proto::SwapCheckDeadStateRequest>,
     ) -> Result<Response<proto::SwapCheckDeadStateResponse>, Status> {
-        Ok(Response::new(check_dead_state(request.into_inner())?))
+        let request = request.into_inner();
+        let cells = request
+            .board
+            .as_ref()
+            .map_or(0, |b| work_cells(b.width, b.height));
+        run_engine(cells, request, check_dead_state).await
     }
 
     async fn shuffle(
         &self,
         request: Request<proto::ShuffleRequest>,
     ) -> Result<Response<proto::ShuffleResponse>, Status> {
-        Ok(Response::new(shuffle(request.into_inner())?))
+        let request = request.into_inner();
+        let cells = request
+            .board
+            .as_ref()
+            .map_or(0, |b| work_cells(b.width, b.height));
+        run_engine(cells, request, shuffle).await
     }
 }
