@@ -17,8 +17,10 @@ use super::board::MAX_COLOR;
 pub(crate) enum Palette {
     /// Any colour `1..=colors`, uniformly.
     Uniform { colors: u8 },
-    /// Exactly `counts[c]` tiles of colour `c`; a colour is drawn with probability proportional
-    /// to how many of it remain, so without constraints the result is a uniform permutation.
+    /// Exactly `counts[c]` tiles of colour `c`. A colour is drawn with probability proportional
+    /// to the cube of how many of it remain: colours that are running ahead are placed wherever
+    /// they fit, which keeps dense multisets (one colour on up to ~60% of the board) solvable
+    /// instead of stranding the surplus at the bottom of the board.
     Multiset {
         counts: [u16; MAX_COLOR as usize + 1],
     },
@@ -146,7 +148,7 @@ fn allowed_colors(
     mask
 }
 
-/// Picks one colour of the non-empty mask `candidates`: uniformly, or weighted by remaining count.
+/// Picks one colour of the non-empty mask `candidates`: uniformly, or by [`weight`].
 #[inline]
 fn pick<R: Rng + ?Sized>(
     candidates: u32,
@@ -160,14 +162,14 @@ fn pick<R: Rng + ?Sized>(
             nth_set_bit(candidates, nth)
         }
         Palette::Multiset { .. } => {
-            let total: u32 = (1..=MAX_COLOR)
+            let total: u64 = (1..=MAX_COLOR)
                 .filter(|&c| candidates >> c & 1 == 1)
-                .map(|c| u32::from(counts[usize::from(c)]))
+                .map(|c| weight(counts[usize::from(c)]))
                 .sum();
             let mut ticket = rng.random_range(0..total);
             for color in 1..=MAX_COLOR {
                 if candidates >> color & 1 == 1 {
-                    let weight = u32::from(counts[usize::from(color)]);
+                    let weight = weight(counts[usize::from(color)]);
                     if ticket < weight {
                         return color;
                     }
@@ -232,4 +234,11 @@ mod tests {
             assert_eq!(cells.iter().filter(|&&c| c == color).count(), 3);
         }
     }
+}
+
+/// Draw weight of a colour with `count` tiles left (see [`Palette::Multiset`]).
+#[inline]
+fn weight(count: u16) -> u64 {
+    let c = u64::from(count);
+    c * c * c
 }
