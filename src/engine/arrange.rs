@@ -181,6 +181,13 @@ fn pick<R: Rng + ?Sized>(
     }
 }
 
+/// Draw weight of a colour with `count` tiles left (see [`Palette::Multiset`]).
+#[inline]
+fn weight(count: u16) -> u64 {
+    let c = u64::from(count);
+    c * c * c
+}
+
 #[inline]
 fn nth_set_bit(mut mask: u32, nth: u32) -> u8 {
     for _ in 0..nth {
@@ -234,11 +241,4 @@ mod tests {
             assert_eq!(cells.iter().filter(|&&c| c == color).count(), 3);
         }
     }
-}
-
-/// Draw weight of a colour with `count` tiles left (see [`Palette::Multiset`]).
-#[inline]
-fn weight(count: u16) -> u64 {
-    let c = u64::from(count);
-    c * c * c
 }
