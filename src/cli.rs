@@ -256,7 +256,15 @@ async fn connect(server: &str) -> Result<Channel, String> {
         .map_err(|e| format!("--server {server:?}: {e}"))?
         .connect()
         .await
-        .map_err(|e| format!("cannot connect to {server}: {e}"))
+        .map_err(|e| {
+            let mut message = format!("cannot connect to {server}: {e}");
+            let mut source = std::error::Error::source(&e);
+            while let Some(cause) = source {
+                message.push_str(&format!(": {cause}"));
+                source = cause.source();
+            }
+            message
+        })
 }
 
 fn status_line(status: &tonic::Status) -> String {
@@ -610,4 +618,53 @@ async fn run_collapse(args: ClientArgs<CollapseCommand>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A clap error message as one line: the text before its usage block or help hint, whitespace
+/// collapsed, without the leading `error: `.
+pub fn one_line(message: &str) -> String {
+    let head = message
+        .split("\n\nUsage:")
+        .next()
+        .unwrap_or(message)
+        .split("\n\nFor more information")
+        .next()
+        .unwrap_or(message);
+    let joined = head.split_whitespace().collect::<Vec<_>>().join(" ");
+    joined.strip_prefix("error: ").unwrap_or(&joined).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clap_errors_become_one_line() {
+        let error =
+            Cli::try_parse_from(["matchgrid", "serve", "--listen", "nonsense"]).unwrap_err();
+        let line = one_line(&error.to_string());
+        assert!(!line.contains('\n'));
+        assert!(
+            line.starts_with("invalid value 'nonsense' for '--listen <LISTEN>'"),
+            "{line}"
+        );
+        let error = Cli::try_parse_from(["matchgrid", "swap", "dead"]).unwrap_err();
+        assert_eq!(
+            one_line(&error.to_string()),
+            "the following required arguments were not provided: --board <BOARD>"
+        );
+    }
+
+    #[test]
+    fn positions_and_swaps_parse() {
+        assert_eq!(
+            parse_position("2,3"),
+            Ok(proto::Position { row: 2, col: 3 })
+        );
+        assert!(parse_position("2;3").is_err());
+        assert!(parse_position("-1,3").is_err());
+        let swap = parse_swap("0,2:1,2").unwrap();
+        assert_eq!(swap.b, Some(proto::Position { row: 1, col: 2 }));
+        assert!(parse_swap("0,2").is_err());
+    }
 }

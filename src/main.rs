@@ -4,9 +4,28 @@
 use std::process::ExitCode;
 
 use clap::Parser;
+use clap::error::ErrorKind;
 
 fn main() -> ExitCode {
-    let cli = matchgrid::cli::Cli::parse();
+    let cli = match matchgrid::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error)
+            if matches!(
+                error.kind(),
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+            ) =>
+        {
+            error.exit()
+        }
+        Err(error) => {
+            // One line naming the bad value, without clap's usage block.
+            eprintln!(
+                "matchgrid: {}",
+                matchgrid::cli::one_line(&error.to_string())
+            );
+            return ExitCode::from(2);
+        }
+    };
     match matchgrid::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
