@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use super::error::EngineError;
+
 /// Smallest and largest board side, in cells (SPEC section 1).
 pub const MIN_SIDE: u32 = 1;
 /// Largest board side, in cells; a row fits one `u64` mask.
@@ -184,6 +186,25 @@ impl Board {
         let (row, col) = (position.row as usize, position.col as usize);
         (position.row < u32::from(self.height) && position.col < u32::from(self.width))
             .then(|| row * self.width() + col)
+    }
+
+    /// The row-major index of `position`, or [`EngineError::PositionOffBoard`] naming the
+    /// request `field` it came from (e.g. `swap.a`, `position`).
+    ///
+    /// # Errors
+    /// [`EngineError::PositionOffBoard`] when `position` lies off the board.
+    pub fn checked_index(
+        &self,
+        field: &'static str,
+        position: Position,
+    ) -> Result<usize, EngineError> {
+        self.index_of(position)
+            .ok_or(EngineError::PositionOffBoard {
+                field,
+                position,
+                width: self.width(),
+                height: self.height(),
+            })
     }
 
     /// The position of row-major `index`.

@@ -84,22 +84,9 @@ pub fn resolve_swap<R: Rng + ?Sized>(
     options: CascadeOptions,
     rng: &mut R,
 ) -> Result<CascadeOutcome, EngineError> {
+    check_swap_positions(board.board(), swap)?;
     match judge_swap(&board, swap) {
         SwapVerdict::Ok => {}
-        SwapVerdict::OutOfBounds => {
-            let b = board.board();
-            let (field, position) = if b.index_of(swap.a).is_none() {
-                ("swap.a", swap.a)
-            } else {
-                ("swap.b", swap.b)
-            };
-            return Err(EngineError::PositionOffBoard {
-                field,
-                position,
-                width: b.width(),
-                height: b.height(),
-            });
-        }
         verdict => return Err(EngineError::IllegalSwap(verdict)),
     }
     run_cascade(
@@ -108,6 +95,18 @@ pub fn resolve_swap<R: Rng + ?Sized>(
         options,
         rng,
     )
+}
+
+/// Checks that both positions of a swap lie on `board`, naming `swap.a` or `swap.b` if not.
+/// RPCs that apply a swap call this before anything else about the board, so a malformed
+/// request is INVALID_ARGUMENT whatever the board's state.
+///
+/// # Errors
+/// [`EngineError::PositionOffBoard`].
+pub fn check_swap_positions(board: &Board, swap: Swap) -> Result<(), EngineError> {
+    board.checked_index("swap.a", swap.a)?;
+    board.checked_index("swap.b", swap.b)?;
+    Ok(())
 }
 
 /// Judges `swap` and, when it is valid, returns the groups cascade step 1 would clear (ordered

@@ -213,14 +213,7 @@ pub fn tap(
     min_group: usize,
 ) -> Result<TapOutcome, EngineError> {
     let source = board.board();
-    let Some(start) = source.index_of(position) else {
-        return Err(EngineError::PositionOffBoard {
-            field: "position",
-            position,
-            width: source.width(),
-            height: source.height(),
-        });
-    };
+    let start = source.checked_index("position", position)?;
     let color = source.at(start);
     if color == EMPTY {
         return Err(EngineError::IllegalTap(TapRejection::EmptyCell));

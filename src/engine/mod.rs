@@ -20,7 +20,8 @@ pub mod stable;
 
 pub use board::{Board, BoardError, EMPTY, MAX_COLOR, MAX_SIDE, Position};
 pub use cascade::{
-    CascadeOptions, CascadeOutcome, CascadeStep, Refill, preview_swap, resolve_board, resolve_swap,
+    CascadeOptions, CascadeOutcome, CascadeStep, Refill, check_swap_positions, preview_swap,
+    resolve_board, resolve_swap,
 };
 pub use collapse::{
     ColumnShift, LegalGroup, SettledBoard, TapOutcome, TapRejection, generate_collapse_board,

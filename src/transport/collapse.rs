@@ -38,8 +38,10 @@ pub fn generate_board(
 pub fn tap(request: proto::TapRequest) -> Result<proto::TapResponse, EngineError> {
     let rule = scoring_from_proto("scoring", request.scoring)?;
     let min_group = engine::parse_min_group(request.min_group)?;
-    let board = settled_board(request.board)?;
     let position = position_from_proto(request.position.ok_or_else(|| required("position"))?);
+    let board = board_from_proto(request.board)?;
+    board.checked_index("position", position)?;
+    let board = SettledBoard::try_from(board)?;
     let outcome = engine::tap(&board, position, rule, min_group)?;
     Ok(proto::TapResponse {
         total_score: outcome.total_score(),

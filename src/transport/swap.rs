@@ -95,8 +95,10 @@ pub fn resolve_cascade(
     let mut rng = engine::rng_from_seed(request.seed);
     let outcome = match request.swap {
         Some(swap) => {
-            let board = stable_board(request.board)?;
-            engine::resolve_swap(board, swap_from_proto(Some(swap))?, options, &mut rng)?
+            let swap = swap_from_proto(Some(swap))?;
+            let board = board_from_proto(request.board)?;
+            engine::check_swap_positions(&board, swap)?;
+            engine::resolve_swap(StableBoard::try_from(board)?, swap, options, &mut rng)?
         }
         None => engine::resolve_board(board_from_proto(request.board)?, options, &mut rng)?,
     };
