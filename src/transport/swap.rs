@@ -78,8 +78,8 @@ pub fn generate_board(
 pub fn validate_swap(
     request: proto::ValidateSwapRequest,
 ) -> Result<proto::ValidateSwapResponse, EngineError> {
-    let board = stable_board(request.board)?;
     let swap = swap_from_proto(request.swap)?;
+    let board = stable_board(request.board)?;
     let (verdict, groups) = engine::preview_swap(&board, swap);
     Ok(proto::ValidateSwapResponse {
         verdict: proto::SwapVerdict::from(verdict).into(),
