@@ -1,0 +1,415 @@
+//! Determinism pinned (SPEC section 1): fixed requests whose exact responses are stored here as
+//! literals. The values were produced once by the server and then checked by hand (and by the
+//! independent reference in `api_support`) against the rules; any change to generation, refill,
+//! shuffle or the RNG stream shows up here. Each request is also sent twice to one server and
+//! once to a second server process, and the encoded response bytes must be identical.
+mod api_support;
+mod common;
+
+use api_support as reference;
+use api_support::{Cell, Rule, cell};
+use common::{TestServer, board, swap, text};
+use matchgrid::proto::{
+    Board, CollapseCheckDeadStateRequest, CollapseGenerateBoardRequest, RefillMode,
+    ResolveCascadeRequest, ResolveCascadeResponse, ShuffleRequest, SwapCheckDeadStateRequest,
+    SwapGenerateBoardRequest, TapRequest,
+};
+use prost::Message;
+
+/// Sends `request` twice to `first` and once to `second`; the three encodings must be equal.
+macro_rules! same_bytes_everywhere {
+    ($first:expr, $second:expr, $method:ident, $request:expr) => {{
+        let request = $request;
+        let one = $first.$method(request.clone()).await.unwrap().into_inner();
+        let two = $first.$method(request.clone()).await.unwrap().into_inner();
+        let other = $second.$method(request).await.unwrap().into_inner();
+        let bytes = one.encode_to_vec();
+        assert!(!bytes.is_empty());
+        assert_eq!(two.encode_to_vec(), bytes, "second call, same server");
+        assert_eq!(other.encode_to_vec(), bytes, "another server process");
+        one
+    }};
+}
+
+fn groups_of(groups: &[matchgrid::proto::Group]) -> Vec<(u32, Vec<Cell>)> {
+    groups
+        .iter()
+        .map(|g| (g.color, g.cells.iter().map(|p| (p.row, p.col)).collect()))
+        .collect()
+}
+
+fn spawns_of(step: &matchgrid::proto::CascadeStep) -> Vec<(Cell, u32)> {
+    step.spawns
+        .iter()
+        .map(|s| (cell(&s.position), s.color))
+        .collect()
+}
+
+fn board_text(b: &Option<Board>) -> String {
+    text(b.as_ref().expect("board"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// SwapPuzzle
+// ---------------------------------------------------------------------------------------------
+
+const GENERATED_9X9: &str = "RRGGBPRPR/YPBGRGOBB/BOBBPBYYO/GBYGYPGOR/PGRGGYGPB/RRGYGYYGO/\
+                             PRRGYORPB/BOYBBRBGY/YGGROYYBR";
+
+#[tokio::test]
+async fn golden_swap_generate_board_9x9_6_colours_seed_7() {
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.swap_client().await, b.swap_client().await);
+    let response = same_bytes_everywhere!(
+        first,
+        second,
+        generate_board,
+        SwapGenerateBoardRequest {
+            width: 9,
+            height: 9,
+            colors: 6,
+            seed: 7,
+            min_moves: Some(3),
+        }
+    );
+    assert_eq!(board_text(&response.board), GENERATED_9X9);
+    assert_eq!(response.valid_swap_count, 23);
+    // Checked against the rules: stable, colours 1..=6, the 23 moves the reference finds.
+    let generated = response.board.unwrap();
+    assert!(reference::is_stable(&generated));
+    assert!(generated.cells.iter().all(|&c| (1..=6).contains(&c)));
+    assert_eq!(reference::valid_swaps(&generated).len(), 23);
+
+    let listed = same_bytes_everywhere!(
+        first,
+        second,
+        check_dead_state,
+        SwapCheckDeadStateRequest {
+            board: Some(generated.clone()),
+        }
+    );
+    let pairs: Vec<(Cell, Cell)> = listed
+        .valid_swaps
+        .iter()
+        .map(|s| (cell(&s.a), cell(&s.b)))
+        .collect();
+    let expected: Vec<(Cell, Cell)> = [
+        (1, 3, 2, 3),
+        (2, 0, 2, 1),
+        (2, 1, 3, 1),
+        (2, 3, 3, 3),
+        (2, 4, 2, 5),
+        (3, 1, 3, 2),
+        (3, 3, 3, 4),
+        (3, 4, 3, 5),
+        (4, 1, 4, 2),
+        (4, 2, 5, 2),
+        (4, 3, 5, 3),
+        (4, 5, 4, 6),
+        (5, 0, 6, 0),
+        (5, 1, 5, 2),
+        (5, 2, 5, 3),
+        (5, 2, 6, 2),
+        (5, 3, 5, 4),
+        (5, 3, 6, 3),
+        (5, 4, 6, 4),
+        (5, 6, 5, 7),
+        (6, 3, 6, 4),
+        (6, 4, 6, 5),
+        (7, 5, 7, 6),
+    ]
+    .iter()
+    .map(|&(r1, c1, r2, c2)| ((r1, c1), (r2, c2)))
+    .collect();
+    assert_eq!(pairs, expected);
+    assert_eq!(pairs, reference::valid_swaps(&generated));
+    assert!(!listed.dead);
+}
+
+#[tokio::test]
+async fn golden_resolve_cascade_random_refill_four_steps() {
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.swap_client().await, b.swap_client().await);
+    let start = "RBBRYG/YRYBGY/GRBRBG/YGBYGY/GGRBYY/RRBRRB";
+    let request = ResolveCascadeRequest {
+        board: Some(board(start)),
+        swap: Some(swap((0, 0), (0, 1))),
+        colors: 4,
+        seed: 2,
+        refill: RefillMode::Random as i32,
+        ..Default::default()
+    };
+    let response: ResolveCascadeResponse =
+        same_bytes_everywhere!(first, second, resolve_cascade, request);
+
+    type Step = (Vec<(u32, Vec<Cell>)>, Vec<(Cell, u32)>, u64, &'static str);
+    let expected: [Step; 4] = [
+        (
+            vec![(1, vec![(0, 1), (1, 1), (2, 1)])],
+            vec![((0, 1), 1), ((1, 1), 4), ((2, 1), 3)],
+            30,
+            "BRBRYG/YYYBGY/GBBRBG/YGBYGY/GGRBYY/RRBRRB",
+        ),
+        (
+            vec![(4, vec![(1, 0), (1, 1), (1, 2)])],
+            vec![((0, 0), 3), ((0, 1), 1), ((0, 2), 4)],
+            60,
+            "BRYRYG/BRBBGY/GBBRBG/YGBYGY/GGRBYY/RRBRRB",
+        ),
+        (
+            vec![(3, vec![(1, 2), (2, 2), (3, 2)])],
+            vec![((0, 2), 1), ((1, 2), 4), ((2, 2), 1)],
+            90,
+            "BRRRYG/BRYBGY/GBRRBG/YGYYGY/GGRBYY/RRBRRB",
+        ),
+        (
+            vec![(1, vec![(0, 1), (0, 2), (0, 3)])],
+            vec![((0, 1), 1), ((0, 2), 4), ((0, 3), 3)],
+            120,
+            "BRYBYG/BRYBGY/GBRRBG/YGYYGY/GGRBYY/RRBRRB",
+        ),
+    ];
+    assert_eq!(response.steps.len(), expected.len());
+    for (k, (step, (groups, spawns, score, after))) in
+        response.steps.iter().zip(expected.iter()).enumerate()
+    {
+        assert_eq!(step.index as usize, k + 1);
+        assert_eq!(&groups_of(&step.groups), groups, "step {}", k + 1);
+        assert_eq!(&spawns_of(step), spawns, "step {}", k + 1);
+        assert_eq!(step.score, *score, "step {}", k + 1);
+        assert_eq!(board_text(&step.board), *after, "step {}", k + 1);
+    }
+    let falls: Vec<usize> = response.steps.iter().map(|s| s.falls.len()).collect();
+    assert_eq!(falls, vec![0, 3, 1, 0]);
+    assert_eq!(
+        board_text(&response.board),
+        "BRYBYG/BRYBGY/GBRRBG/YGYYGY/GGRBYY/RRBRRB"
+    );
+    assert_eq!(response.total_score, 300);
+    assert!(response.stable && !response.dead && !response.shuffled);
+    assert_eq!(response.valid_swap_count, 15);
+    let last = response.board.as_ref().unwrap();
+    assert!(reference::is_stable(last));
+    assert_eq!(reference::valid_swaps(last).len(), 15);
+}
+
+/// SPEC section 1: one RNG stream advances across the whole call, never re-seeded per step. The
+/// spawn colours of all steps, in order, are consecutive draws of the seed's stream (the
+/// engine's documented generator, `rng_from_seed`, drawing uniformly from `1..=colors`).
+#[tokio::test]
+async fn golden_refill_draws_one_stream_across_steps() {
+    use rand::Rng;
+    let server = TestServer::start(&[]);
+    let mut client = server.swap_client().await;
+    let request = ResolveCascadeRequest {
+        board: Some(board("RBBRYG/YRYBGY/GRBRBG/YGBYGY/GGRBYY/RRBRRB")),
+        swap: Some(swap((0, 0), (0, 1))),
+        colors: 4,
+        seed: 2,
+        refill: RefillMode::Random as i32,
+        ..Default::default()
+    };
+    let response = client.resolve_cascade(request).await.unwrap().into_inner();
+    let drawn: Vec<u32> = response
+        .steps
+        .iter()
+        .flat_map(|s| s.spawns.iter().map(|x| x.color))
+        .collect();
+    assert_eq!(drawn.len(), 12);
+    let mut rng = matchgrid::engine::rng_from_seed(2);
+    let stream: Vec<u32> = (0..drawn.len())
+        .map(|_| u32::from(rng.random_range(1..=4u8)))
+        .collect();
+    assert_eq!(drawn, stream);
+}
+
+#[tokio::test]
+async fn golden_resolve_cascade_on_the_generated_board() {
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.swap_client().await, b.swap_client().await);
+    let response = same_bytes_everywhere!(
+        first,
+        second,
+        resolve_cascade,
+        ResolveCascadeRequest {
+            board: Some(board(GENERATED_9X9)),
+            swap: Some(swap((1, 3), (2, 3))),
+            colors: 6,
+            seed: 2024,
+            refill: RefillMode::Random as i32,
+            ..Default::default()
+        }
+    );
+    assert_eq!(response.steps.len(), 1);
+    let step = &response.steps[0];
+    assert_eq!(
+        groups_of(&step.groups),
+        vec![(2, vec![(2, 3), (3, 3), (4, 3)])]
+    );
+    assert_eq!(spawns_of(step), vec![((0, 3), 5), ((1, 3), 2), ((2, 3), 6)]);
+    assert_eq!(step.score, 30);
+    let after = "RRGPBPRPR/YPBGRGOBB/BOBOPBYYO/GBYGYPGOR/PGRBGYGPB/RRGYGYYGO/PRRGYORPB/\
+                 BOYBBRBGY/YGGROYYBR";
+    assert_eq!(board_text(&response.board), after);
+    assert_eq!(response.total_score, 30);
+    assert_eq!(response.valid_swap_count, 16);
+    assert!(response.stable && !response.shuffled);
+    assert_eq!(
+        reference::valid_swaps(response.board.as_ref().unwrap()).len(),
+        16
+    );
+}
+
+#[tokio::test]
+async fn golden_shuffles() {
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.swap_client().await, b.swap_client().await);
+    for (input, seed, output, moves) in [
+        ("RGB/GBR/BRG", 7, "RGB/BGR/RBG", 1),
+        (
+            "RRRRGG/GGGBBB/BBYYYY/RRGGBB",
+            42,
+            "BYGGRR/GBBRBY/YGBRGR/GRGBYB",
+            7,
+        ),
+    ] {
+        let response = same_bytes_everywhere!(
+            first,
+            second,
+            shuffle,
+            ShuffleRequest {
+                board: Some(board(input)),
+                seed,
+            }
+        );
+        assert_eq!(board_text(&response.board), output, "{input} seed {seed}");
+        assert_eq!(response.valid_swap_count, moves, "{input} seed {seed}");
+        let out = board(output);
+        assert_eq!(
+            reference::color_counts(&out),
+            reference::color_counts(&board(input))
+        );
+        assert!(reference::is_stable(&out));
+        assert_eq!(reference::valid_swaps(&out).len(), moves as usize);
+    }
+
+    // The automatic shuffle of a dead board resolved under RANDOM refill.
+    let response = same_bytes_everywhere!(
+        first,
+        second,
+        resolve_cascade,
+        ResolveCascadeRequest {
+            board: Some(board("RGB/GBR/BRG")),
+            colors: 3,
+            seed: 11,
+            refill: RefillMode::Random as i32,
+            ..Default::default()
+        }
+    );
+    assert!(response.shuffled && response.steps.is_empty());
+    assert_eq!(board_text(&response.board_before_shuffle), "RGB/GBR/BRG");
+    assert_eq!(board_text(&response.board), "GRB/GRB/RBG");
+    assert_eq!(response.valid_swap_count, 2);
+    assert_eq!(reference::valid_swaps(&board("GRB/GRB/RBG")).len(), 2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// CollapsePuzzle
+// ---------------------------------------------------------------------------------------------
+
+const COLLAPSE_10X10: &str = "BBPRGBGGPG/PYBBYRRPRY/RBPBPRPGBB/BGRPYPYPGR/RGGBRGPRYR/\
+                              GRPBPGGRRR/RPGYGRRBRY/BYGGBPPRRY/BPPBRPBGYB/YPRGYYRGGG";
+
+#[tokio::test]
+async fn golden_collapse_generate_board_10x10_5_colours_seed_1() {
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.collapse_client().await, b.collapse_client().await);
+    let response = same_bytes_everywhere!(
+        first,
+        second,
+        generate_board,
+        CollapseGenerateBoardRequest {
+            width: 10,
+            height: 10,
+            colors: 5,
+            seed: 1,
+            min_group: 0,
+        }
+    );
+    assert_eq!(board_text(&response.board), COLLAPSE_10X10);
+    assert_eq!(response.legal_group_count, 17);
+    let generated = response.board.unwrap();
+    assert!(generated.cells.iter().all(|&c| (1..=5).contains(&c)));
+    assert_eq!(reference::legal_groups(&generated, 2).len(), 17);
+
+    let listed = same_bytes_everywhere!(
+        first,
+        second,
+        check_dead_state,
+        CollapseCheckDeadStateRequest {
+            board: Some(generated.clone()),
+            scoring: Rule::SameGame.wire(),
+            min_group: 0,
+        }
+    );
+    assert_eq!(listed.groups.len(), 17);
+    assert_eq!(listed.tiles_left, 100);
+}
+
+#[tokio::test]
+async fn golden_collapse_game_first_group_each_move() {
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.collapse_client().await, b.collapse_client().await);
+    let mut current = board(COLLAPSE_10X10);
+    let mut scores = Vec::new();
+    loop {
+        let listed = first
+            .check_dead_state(CollapseCheckDeadStateRequest {
+                board: Some(current.clone()),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let at = cell(&listed.groups[0].representative);
+        let response = same_bytes_everywhere!(
+            first,
+            second,
+            tap,
+            TapRequest {
+                board: Some(current.clone()),
+                position: Some(common::pos(at.0, at.1)),
+                ..Default::default()
+            }
+        );
+        scores.push(response.move_score);
+        current = response.board.clone().unwrap();
+        if response.game_over {
+            eprintln!(
+                "PROBE {:?} {} {} {} {}",
+                scores,
+                scores.len(),
+                response.tiles_left,
+                response.end_bonus,
+                text(&current)
+            );
+            assert_eq!(
+                (scores.len(), response.tiles_left, response.end_bonus),
+                GAME_END
+            );
+            break;
+        }
+    }
+    assert_eq!(scores, GAME_SCORES);
+    assert_eq!(text(&current), GAME_FINAL);
+}
+
+/// First legal group every move, POPSTAR: 29 moves, 16 tiles left (bonus 2000 - 20 * 256 < 0,
+/// so 0). Move scores are 5 * n^2 for n = 2, 3, 5, 9.
+const GAME_END: (usize, u32, i64) = (29, 16, 0);
+const GAME_SCORES: &[u64] = &[
+    20, 20, 45, 20, 45, 20, 20, 45, 405, 20, 45, 20, 20, 125, 45, 125, 45, 20, 125, 20, 45, 20,
+    125, 20, 20, 20, 20, 20, 20,
+];
+const GAME_FINAL: &str = "........../........../........../........../P........./R........./\
+                          BY......../RB......../GR....G.../RPRPBRB...";
