@@ -385,14 +385,6 @@ async fn golden_collapse_game_first_group_each_move() {
         scores.push(response.move_score);
         current = response.board.clone().unwrap();
         if response.game_over {
-            eprintln!(
-                "PROBE {:?} {} {} {} {}",
-                scores,
-                scores.len(),
-                response.tiles_left,
-                response.end_bonus,
-                text(&current)
-            );
             assert_eq!(
                 (scores.len(), response.tiles_left, response.end_bonus),
                 GAME_END
