@@ -71,27 +71,28 @@ async fn set_all(reporter: &HealthReporter, status: ServingStatus) {
     }
 }
 
-/// Resolves on SIGTERM or SIGINT (Ctrl-C).
-async fn termination_signal() {
+/// Installs the SIGTERM and SIGINT handlers now (so a signal that arrives right after start-up
+/// is already caught) and returns a future that resolves on the first of them.
+fn termination_signal() -> Result<impl std::future::Future<Output = ()>, String> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut sigterm) => {
-                tokio::select! {
-                    _ = sigterm.recv() => tracing::info!("SIGTERM received"),
-                    _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT received"),
-                }
+        let mut sigterm =
+            signal(SignalKind::terminate()).map_err(|e| format!("cannot handle SIGTERM: {e}"))?;
+        let mut sigint =
+            signal(SignalKind::interrupt()).map_err(|e| format!("cannot handle SIGINT: {e}"))?;
+        Ok(async move {
+            tokio::select! {
+                _ = sigterm.recv() => tracing::info!("SIGTERM received"),
+                _ = sigint.recv() => tracing::info!("SIGINT received"),
             }
-            Err(error) => {
-                tracing::warn!(%error, "cannot listen for SIGTERM; only SIGINT stops the server");
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
+        })
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
     }
 }
 
@@ -108,12 +109,16 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         .map_err(|e| format!("metrics listener {}: {e}", config.metrics_listen))?;
     // A second server in one process (tests) keeps the first recorder.
     let _ = metrics::set_global_recorder(prometheus);
+    // Export the counters alerts rely on from the start, not only after their first event.
+    metrics::counter!("matchgrid_requests_shed_total").absolute(0);
+    metrics::gauge!("matchgrid_requests_in_flight").set(0.0);
     tokio::spawn(async move {
         if let Err(error) = exporter.await {
             tracing::error!(?error, "metrics endpoint stopped");
         }
     });
 
+    let stop_signal = termination_signal()?;
     let (reporter, health_service) = tonic_health::server::health_reporter();
     set_all(&reporter, ServingStatus::NotServing).await;
 
@@ -182,7 +187,7 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
     );
 
     tokio::select! {
-        () = termination_signal() => {}
+        () = stop_signal => {}
         finished = &mut server => {
             return match finished {
                 Ok(Ok(())) => Ok(()),

@@ -119,7 +119,8 @@ fn remap_size_limit<B>(response: &mut http::Response<B>) {
         .headers()
         .get("grpc-message")
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|m| m.contains("message length too large"));
+        // grpc-message is percent-encoded on the wire.
+        .is_some_and(|m| m.replace("%20", " ").contains("message length too large"));
     if header_code(response) == Code::OutOfRange && too_large {
         response.headers_mut().insert(
             "grpc-status",

@@ -24,6 +24,12 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// The address in the `listen=HOST:PORT` field of a text-format log line.
+fn listen_address(line: &str) -> Option<SocketAddr> {
+    let start = line.find("listen=")? + "listen=".len();
+    line[start..].split_whitespace().next()?.parse().ok()
+}
+
 /// A running `matchgrid serve` process, killed on drop.
 pub struct TestServer {
     pub child: Child,
@@ -35,13 +41,27 @@ pub struct TestServer {
 
 impl TestServer {
     /// Starts a server with default settings plus `extra_args`, waiting until it serves.
+    ///
+    /// The gRPC port is chosen by the server (`--listen 127.0.0.1:0`) and read back from its
+    /// "matchgrid serving" log line; the metrics port is picked free beforehand, so a start that
+    /// loses that port to another test is retried.
     pub fn start(extra_args: &[&str]) -> Self {
-        let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+        let mut failures = Vec::new();
+        for _ in 0..3 {
+            match Self::try_start(extra_args) {
+                Ok(server) => return server,
+                Err(failure) => failures.push(failure),
+            }
+        }
+        panic!("matchgrid serve did not start: {failures:#?}");
+    }
+
+    fn try_start(extra_args: &[&str]) -> Result<Self, String> {
         let metrics_addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_matchgrid"))
             .arg("serve")
             .arg("--listen")
-            .arg(addr.to_string())
+            .arg("127.0.0.1:0")
             .arg("--metrics-listen")
             .arg(metrics_addr.to_string())
             .args(extra_args)
@@ -60,14 +80,27 @@ impl TestServer {
                 }
             }
         });
-        let server = Self {
-            child,
-            addr,
-            metrics_addr,
-            log,
-        };
-        server.wait_for_log("matchgrid serving", START_TIMEOUT);
-        server
+        let deadline = std::time::Instant::now() + START_TIMEOUT;
+        let mut seen = Vec::new();
+        while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+            let Ok(line) = log.recv_timeout(left) else {
+                break;
+            };
+            if line.contains("matchgrid serving") {
+                let addr = listen_address(&line)
+                    .unwrap_or_else(|| panic!("no listen= address in {line:?}"));
+                return Ok(Self {
+                    child,
+                    addr,
+                    metrics_addr,
+                    log,
+                });
+            }
+            seen.push(line);
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        Err(seen.join("\n"))
     }
 
     /// Waits for a log line containing `needle`; panics with the lines seen on timeout.
