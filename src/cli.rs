@@ -267,14 +267,39 @@ async fn connect(server: &str) -> Result<Channel, String> {
         })
 }
 
-fn status_line(status: &tonic::Status) -> String {
-    format!("{:?}: {}", status.code(), status.message())
+/// The response of a call, or its status as one line (`Code: message`).
+fn reply<T>(result: Result<tonic::Response<T>, tonic::Status>) -> Result<T, String> {
+    result
+        .map(tonic::Response::into_inner)
+        .map_err(|status| format!("{:?}: {}", status.code(), status.message()))
 }
 
-fn print_json<T: serde::Serialize>(value: &T) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-    println!("{text}");
-    Ok(())
+/// Prints `response` as pretty JSON, or as the text `render` makes of it (coloured grids on a
+/// terminal; anstream strips the colours elsewhere).
+fn emit<T: serde::Serialize>(
+    json: bool,
+    response: &T,
+    render: impl FnOnce(&T) -> String,
+) -> Result<(), String> {
+    use std::io::Write as _;
+    let text = if json {
+        serde_json::to_string_pretty(response).map_err(|e| e.to_string())? + "\n"
+    } else {
+        render(response)
+    };
+    anstream::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| format!("stdout: {e}"))
+}
+
+/// A board, a count line and the board's text form.
+fn board_summary(board: Option<&proto::Board>, label: &str, count: u32) -> String {
+    let board = board.cloned().unwrap_or_default();
+    format!(
+        "{}{label}: {count}\ntext: {}\n",
+        render_board(&board),
+        board_text(&board)
+    )
 }
 
 /// A board as a letter grid, coloured when stdout is a terminal (anstream strips the colours
@@ -334,11 +359,6 @@ fn swap_text(swap: &proto::Swap) -> String {
 async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String> {
     let mut client = SwapPuzzleClient::new(connect(&args.server).await?);
     let json = args.json;
-    let mut out = anstream::stdout();
-    use std::io::Write as _;
-    let mut print = |text: String| {
-        let _ = write!(out, "{text}");
-    };
     match args.command {
         SwapCommand::Generate {
             width,
@@ -354,43 +374,27 @@ async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String> {
                 seed,
                 min_moves: Some(min_moves),
             };
-            let response = client
-                .generate_board(request)
-                .await
-                .map_err(|s| status_line(&s))?
-                .into_inner();
-            if json {
-                return print_json(&response);
-            }
-            let board = response.board.unwrap_or_default();
-            print(format!(
-                "{}valid swaps: {}\ntext: {}\n",
-                render_board(&board),
-                response.valid_swap_count,
-                board_text(&board)
-            ));
+            emit(json, &reply(client.generate_board(request).await)?, |r| {
+                board_summary(r.board.as_ref(), "valid swaps", r.valid_swap_count)
+            })
         }
         SwapCommand::Validate { board, swap } => {
             let request = proto::ValidateSwapRequest {
                 board: Some(board),
                 swap: Some(swap),
             };
-            let response = client
-                .validate_swap(request)
-                .await
-                .map_err(|s| status_line(&s))?
-                .into_inner();
-            if json {
-                return print_json(&response);
-            }
-            print(format!("verdict: {}\n", response.verdict().as_str_name()));
-            for group in &response.groups {
-                print(format!(
-                    "group colour {} size {}\n",
-                    group.color,
-                    group.cells.len()
-                ));
-            }
+            emit(json, &reply(client.validate_swap(request).await)?, |r| {
+                let mut text = format!("verdict: {}\n", r.verdict().as_str_name());
+                for group in &r.groups {
+                    let _ = writeln!(
+                        text,
+                        "group colour {} size {}",
+                        group.color,
+                        group.cells.len()
+                    );
+                }
+                text
+            })
         }
         SwapCommand::Resolve {
             board,
@@ -413,86 +417,64 @@ async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String> {
                 auto_shuffle: Some(!no_auto_shuffle),
                 max_steps: 0,
             };
-            let response = client
-                .resolve_cascade(request)
-                .await
-                .map_err(|s| status_line(&s))?
-                .into_inner();
-            if json {
-                return print_json(&response);
-            }
-            print(format!("start\n{}", render_board(&board)));
-            for step in &response.steps {
-                let cleared: usize = step.groups.iter().map(|g| g.cells.len()).sum();
-                print(format!(
-                    "\nstep {}: {} group(s), {} cleared, {} fell, {} spawned, score {}\n{}",
-                    step.index,
-                    step.groups.len(),
-                    cleared,
-                    step.falls.len(),
-                    step.spawns.len(),
-                    step.score,
-                    render_board(step.board.as_ref().unwrap_or(&board))
-                ));
-            }
-            if let Some(before) = &response.board_before_shuffle {
-                print(format!(
-                    "\ndead board, shuffled from\n{}",
-                    render_board(before)
-                ));
-            }
-            let last = response.board.unwrap_or_default();
-            print(format!(
-                "\nfinal ({})\n{}total score {}, stable {}, dead {}, valid swaps {}\n",
-                board_text(&last),
-                render_board(&last),
-                response.total_score,
-                response.stable,
-                response.dead,
-                response.valid_swap_count
-            ));
+            emit(json, &reply(client.resolve_cascade(request).await)?, |r| {
+                let mut text = format!("start\n{}", render_board(&board));
+                for step in &r.steps {
+                    let cleared: usize = step.groups.iter().map(|g| g.cells.len()).sum();
+                    let _ = write!(
+                        text,
+                        "\nstep {}: {} group(s), {cleared} cleared, {} fell, {} spawned, score {}\n{}",
+                        step.index,
+                        step.groups.len(),
+                        step.falls.len(),
+                        step.spawns.len(),
+                        step.score,
+                        render_board(step.board.as_ref().unwrap_or(&board))
+                    );
+                }
+                if let Some(before) = &r.board_before_shuffle {
+                    let _ = write!(
+                        text,
+                        "\ndead board, shuffled from\n{}",
+                        render_board(before)
+                    );
+                }
+                let last = r.board.clone().unwrap_or_default();
+                let _ = write!(
+                    text,
+                    "\nfinal ({})\n{}total score {}, stable {}, dead {}, valid swaps {}\n",
+                    board_text(&last),
+                    render_board(&last),
+                    r.total_score,
+                    r.stable,
+                    r.dead,
+                    r.valid_swap_count
+                );
+                text
+            })
         }
         SwapCommand::Dead { board } => {
             let request = proto::SwapCheckDeadStateRequest { board: Some(board) };
-            let response = client
-                .check_dead_state(request)
-                .await
-                .map_err(|s| status_line(&s))?
-                .into_inner();
-            if json {
-                return print_json(&response);
-            }
-            let swaps: Vec<String> = response.valid_swaps.iter().map(swap_text).collect();
-            print(format!(
-                "dead: {}\nvalid swaps ({}): {}\n",
-                response.dead,
-                swaps.len(),
-                swaps.join(" ")
-            ));
+            emit(json, &reply(client.check_dead_state(request).await)?, |r| {
+                let swaps: Vec<String> = r.valid_swaps.iter().map(swap_text).collect();
+                format!(
+                    "dead: {}\nvalid swaps ({}): {}\n",
+                    r.dead,
+                    swaps.len(),
+                    swaps.join(" ")
+                )
+            })
         }
         SwapCommand::Shuffle { board, seed } => {
             let request = proto::ShuffleRequest {
                 board: Some(board),
                 seed,
             };
-            let response = client
-                .shuffle(request)
-                .await
-                .map_err(|s| status_line(&s))?
-                .into_inner();
-            if json {
-                return print_json(&response);
-            }
-            let board = response.board.unwrap_or_default();
-            print(format!(
-                "{}valid swaps: {}\ntext: {}\n",
-                render_board(&board),
-                response.valid_swap_count,
-                board_text(&board)
-            ));
+            emit(json, &reply(client.shuffle(request).await)?, |r| {
+                board_summary(r.board.as_ref(), "valid swaps", r.valid_swap_count)
+            })
         }
     }
-    Ok(())
 }
 
 fn board_text(board: &proto::Board) -> String {
@@ -503,11 +485,6 @@ fn board_text(board: &proto::Board) -> String {
 async fn run_collapse(args: ClientArgs<CollapseCommand>) -> Result<(), String> {
     let mut client = CollapsePuzzleClient::new(connect(&args.server).await?);
     let json = args.json;
-    let mut out = anstream::stdout();
-    use std::io::Write as _;
-    let mut print = |text: String| {
-        let _ = write!(out, "{text}");
-    };
     match args.command {
         CollapseCommand::Generate {
             width,
@@ -523,21 +500,9 @@ async fn run_collapse(args: ClientArgs<CollapseCommand>) -> Result<(), String> {
                 seed,
                 min_group,
             };
-            let response = client
-                .generate_board(request)
-                .await
-                .map_err(|s| status_line(&s))?
-                .into_inner();
-            if json {
-                return print_json(&response);
-            }
-            let board = response.board.unwrap_or_default();
-            print(format!(
-                "{}legal groups: {}\ntext: {}\n",
-                render_board(&board),
-                response.legal_group_count,
-                board_text(&board)
-            ));
+            emit(json, &reply(client.generate_board(request).await)?, |r| {
+                board_summary(r.board.as_ref(), "legal groups", r.legal_group_count)
+            })
         }
         CollapseCommand::Tap {
             board,
@@ -551,33 +516,25 @@ async fn run_collapse(args: ClientArgs<CollapseCommand>) -> Result<(), String> {
                 scoring: proto::ScoringRule::from(scoring).into(),
                 min_group,
             };
-            let response = client
-                .tap(request)
-                .await
-                .map_err(|s| status_line(&s))?
-                .into_inner();
-            if json {
-                return print_json(&response);
-            }
-            let after = response.board.clone().unwrap_or_default();
-            print(format!(
-                "before\n{}\ncleared {} tile(s) of colour {}\nafter ({})\n{}move score {}, tiles left {}, game over {}",
-                render_board(&board),
-                response.cleared.len(),
-                response.color,
-                board_text(&after),
-                render_board(&after),
-                response.move_score,
-                response.tiles_left,
-                response.game_over
-            ));
-            if response.game_over {
-                print(format!(
-                    ", end bonus {}, total {}",
-                    response.end_bonus, response.total_score
-                ));
-            }
-            print("\n".to_owned());
+            emit(json, &reply(client.tap(request).await)?, |r| {
+                let after = r.board.clone().unwrap_or_default();
+                let mut text = format!(
+                    "before\n{}\ncleared {} tile(s) of colour {}\nafter ({})\n{}move score {}, \
+                     tiles left {}, game over {}",
+                    render_board(&board),
+                    r.cleared.len(),
+                    r.color,
+                    board_text(&after),
+                    render_board(&after),
+                    r.move_score,
+                    r.tiles_left,
+                    r.game_over
+                );
+                if r.game_over {
+                    let _ = write!(text, ", end bonus {}, total {}", r.end_bonus, r.total_score);
+                }
+                text + "\n"
+            })
         }
         CollapseCommand::Groups {
             board,
@@ -589,35 +546,30 @@ async fn run_collapse(args: ClientArgs<CollapseCommand>) -> Result<(), String> {
                 scoring: proto::ScoringRule::from(scoring).into(),
                 min_group,
             };
-            let response = client
-                .check_dead_state(request)
-                .await
-                .map_err(|s| status_line(&s))?
-                .into_inner();
-            if json {
-                return print_json(&response);
-            }
-            print(render_board(&board));
-            for group in &response.groups {
-                print(format!(
-                    "group at {} colour {} size {} score {}\n",
-                    position_text(group.representative.as_ref()),
-                    group.color,
-                    group.size,
-                    group.score
-                ));
-            }
-            print(format!(
-                "tiles left {}, game over {}",
-                response.tiles_left, response.game_over
-            ));
-            if response.game_over {
-                print(format!(", end bonus {}", response.end_bonus));
-            }
-            print("\n".to_owned());
+            emit(json, &reply(client.check_dead_state(request).await)?, |r| {
+                let mut text = render_board(&board);
+                for group in &r.groups {
+                    let _ = writeln!(
+                        text,
+                        "group at {} colour {} size {} score {}",
+                        position_text(group.representative.as_ref()),
+                        group.color,
+                        group.size,
+                        group.score
+                    );
+                }
+                let _ = write!(
+                    text,
+                    "tiles left {}, game over {}",
+                    r.tiles_left, r.game_over
+                );
+                if r.game_over {
+                    let _ = write!(text, ", end bonus {}", r.end_bonus);
+                }
+                text + "\n"
+            })
         }
     }
-    Ok(())
 }
 
 /// A clap error message as one line: the text before its usage block or help hint, whitespace

@@ -35,6 +35,20 @@ const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Grace given to in-flight calls on a connection closed for age.
 const CONNECTION_AGE_GRACE: Duration = Duration::from_secs(10);
 
+/// The same message size limit both ways, and gzip and zstd accepted and offered, on one of
+/// the generated service servers (they share no trait for these builders).
+macro_rules! with_codec_settings {
+    ($server:expr, $limit:expr) => {
+        $server
+            .max_decoding_message_size($limit)
+            .max_encoding_message_size($limit)
+            .accept_compressed(CompressionEncoding::Gzip)
+            .accept_compressed(CompressionEncoding::Zstd)
+            .send_compressed(CompressionEncoding::Gzip)
+            .send_compressed(CompressionEncoding::Zstd)
+    };
+}
+
 /// Installs the tracing subscriber for `config`'s format and level.
 pub fn init_logging(config: &ServeConfig) {
     let filter = tracing_subscriber::EnvFilter::new(&config.log_level);
@@ -129,20 +143,8 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         .map_err(|e| format!("reflection: {e}"))?;
 
     let limit = config.max_message_bytes as usize;
-    let swap = SwapPuzzleServer::new(SwapService)
-        .max_decoding_message_size(limit)
-        .max_encoding_message_size(limit)
-        .accept_compressed(CompressionEncoding::Gzip)
-        .accept_compressed(CompressionEncoding::Zstd)
-        .send_compressed(CompressionEncoding::Gzip)
-        .send_compressed(CompressionEncoding::Zstd);
-    let collapse = CollapsePuzzleServer::new(CollapseService)
-        .max_decoding_message_size(limit)
-        .max_encoding_message_size(limit)
-        .accept_compressed(CompressionEncoding::Gzip)
-        .accept_compressed(CompressionEncoding::Zstd)
-        .send_compressed(CompressionEncoding::Gzip)
-        .send_compressed(CompressionEncoding::Zstd);
+    let swap = with_codec_settings!(SwapPuzzleServer::new(SwapService), limit);
+    let collapse = with_codec_settings!(CollapsePuzzleServer::new(CollapseService), limit);
 
     let listener = TcpListener::bind(config.listen)
         .await
