@@ -1,0 +1,1220 @@
+//! Property tests of the collapse family (SPEC section 3).
+//!
+//! The engine is compared with a naive model written here from the SPEC's words: groups by
+//! breadth-first flood fill, gravity by rebuilding each column, empty columns closed by
+//! rebuilding the board from its non-empty columns, scores from the SPEC's table. Random boards
+//! are settled by the test's own helper before they are tapped. The last properties feed random,
+//! often malformed requests to the transport functions, which must answer `Ok` or `Err` and
+//! never panic.
+
+use std::collections::VecDeque;
+use std::fmt;
+
+use matchgrid::engine::{
+    self, Board, BoardError, EngineError, Position, ScoringRule, SettledBoard, TapRejection,
+    Unsettled,
+};
+use matchgrid::proto;
+use matchgrid::transport::collapse as rpc;
+use proptest::collection::vec;
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseResult;
+
+/// Proptest settings: `cases` cases (times `MATCHGRID_PROPTEST_SCALE`), no regression files (failures found here are kept as plain
+/// `#[test]` regressions instead), bounded shrinking.
+fn config(cases: u32) -> ProptestConfig {
+    // `MATCHGRID_PROPTEST_SCALE=n` multiplies every case count, for longer soak runs.
+    let scale = std::env::var("MATCHGRID_PROPTEST_SCALE")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .unwrap_or(1)
+        .max(1);
+    ProptestConfig {
+        cases: cases.saturating_mul(scale),
+        failure_persistence: None,
+        // Large failing inputs shrink slowly; report what was found within 30 s.
+        max_shrink_time: 30_000,
+        ..ProptestConfig::default()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Naive model
+// ---------------------------------------------------------------------------------------------
+
+/// Letters of the engine's text form (colour 1 is `R`), so a failing case prints as a board that
+/// `Board::parse` reads back.
+const LETTERS: &[u8; 16] = b"RGBYPOCWKMADEFHI";
+
+const RULES: [ScoringRule; 4] = [
+    ScoringRule::PopStar,
+    ScoringRule::SameGame,
+    ScoringRule::Clickomania,
+    ScoringRule::BubbleBreaker,
+];
+
+/// A plain row-major grid: the test's own board model.
+#[derive(Clone, PartialEq, Eq)]
+struct Grid {
+    w: usize,
+    h: usize,
+    cells: Vec<u8>,
+}
+
+impl fmt::Debug for Grid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Grid({}x{} \"", self.w, self.h)?;
+        for (i, &cell) in self.cells.iter().enumerate() {
+            if i > 0 && i % self.w == 0 {
+                f.write_str("/")?;
+            }
+            let ch = match cell {
+                0 => '.',
+                c if usize::from(c) <= LETTERS.len() => char::from(LETTERS[usize::from(c) - 1]),
+                _ => '?',
+            };
+            write!(f, "{ch}")?;
+        }
+        f.write_str("\")")
+    }
+}
+
+impl Grid {
+    fn new(w: usize, h: usize, cells: Vec<u8>) -> Self {
+        assert_eq!(cells.len(), w * h);
+        Self { w, h, cells }
+    }
+
+    fn of(board: &Board) -> Self {
+        Self::new(board.width(), board.height(), board.cells().to_vec())
+    }
+
+    fn parse(text: &str) -> Self {
+        Self::of(&Board::parse(text).unwrap())
+    }
+
+    fn of_wire(board: &proto::Board) -> Self {
+        Self::new(
+            board.width as usize,
+            board.height as usize,
+            board.cells.iter().map(|&c| c as u8).collect(),
+        )
+    }
+
+    fn board(&self) -> Board {
+        let cells: Vec<u32> = self.cells.iter().map(|&c| u32::from(c)).collect();
+        Board::from_raw(self.w as u32, self.h as u32, &cells).unwrap()
+    }
+
+    fn settled(&self) -> SettledBoard {
+        SettledBoard::try_from(self.board()).unwrap()
+    }
+
+    fn proto(&self) -> proto::Board {
+        proto::Board {
+            width: self.w as u32,
+            height: self.h as u32,
+            cells: self.cells.iter().map(|&c| u32::from(c)).collect(),
+        }
+    }
+
+    fn at(&self, r: usize, c: usize) -> u8 {
+        self.cells[r * self.w + c]
+    }
+
+    fn pos(&self, index: usize) -> Position {
+        Position::new((index / self.w) as u32, (index % self.w) as u32)
+    }
+
+    fn tiles(&self) -> usize {
+        self.cells.iter().filter(|&&c| c != 0).count()
+    }
+
+    fn color_counts(&self) -> [usize; 17] {
+        let mut counts = [0; 17];
+        for &c in &self.cells {
+            counts[usize::from(c)] += 1;
+        }
+        counts
+    }
+
+    fn column_empty(&self, c: usize) -> bool {
+        (0..self.h).all(|r| self.at(r, c) == 0)
+    }
+}
+
+/// The 4-connected same-colour component of non-empty cell `start`, row-major (BFS).
+fn naive_component(g: &Grid, start: usize) -> Vec<usize> {
+    let color = g.cells[start];
+    assert_ne!(color, 0);
+    let mut seen = vec![false; g.cells.len()];
+    let mut members = vec![start];
+    let mut queue = VecDeque::from([start]);
+    seen[start] = true;
+    while let Some(i) = queue.pop_front() {
+        let (r, c) = (i / g.w, i % g.w);
+        let mut next = Vec::new();
+        if r > 0 {
+            next.push(i - g.w);
+        }
+        if r + 1 < g.h {
+            next.push(i + g.w);
+        }
+        if c > 0 {
+            next.push(i - 1);
+        }
+        if c + 1 < g.w {
+            next.push(i + 1);
+        }
+        for j in next {
+            if !seen[j] && g.cells[j] == color {
+                seen[j] = true;
+                members.push(j);
+                queue.push_back(j);
+            }
+        }
+    }
+    members.sort_unstable();
+    members
+}
+
+/// Every component as (first cell, colour, size), ordered by first cell row-major.
+fn naive_components(g: &Grid) -> Vec<(usize, u8, usize)> {
+    let mut owner = vec![false; g.cells.len()];
+    let mut out = Vec::new();
+    for i in 0..g.cells.len() {
+        if g.cells[i] == 0 || owner[i] {
+            continue;
+        }
+        let members = naive_component(g, i);
+        for &j in &members {
+            owner[j] = true;
+        }
+        out.push((members[0], g.cells[i], members.len()));
+    }
+    out
+}
+
+fn naive_game_over(g: &Grid, min_group: usize) -> bool {
+    naive_components(g).iter().all(|&(_, _, n)| n < min_group)
+}
+
+/// Gravity: each column's tiles, in order, packed to the bottom; also the moved tiles
+/// `(from, to)` ordered by `from` row-major.
+fn naive_gravity(g: &Grid) -> (Grid, Vec<(Position, Position)>) {
+    let mut out = Grid::new(g.w, g.h, vec![0; g.w * g.h]);
+    let mut falls = Vec::new();
+    for c in 0..g.w {
+        let tiles: Vec<usize> = (0..g.h).filter(|&r| g.at(r, c) != 0).collect();
+        let first_row = g.h - tiles.len();
+        for (k, &r) in tiles.iter().enumerate() {
+            let to = first_row + k;
+            out.cells[to * g.w + c] = g.at(r, c);
+            if to != r {
+                falls.push((
+                    Position::new(r as u32, c as u32),
+                    Position::new(to as u32, c as u32),
+                ));
+            }
+        }
+    }
+    falls.sort();
+    (out, falls)
+}
+
+/// Removes the empty columns, keeping the others in order; returns the moved columns
+/// `(from_col, to_col)` ordered by `from_col`.
+fn naive_close_columns(g: &Grid) -> (Grid, Vec<(u32, u32)>) {
+    let kept: Vec<usize> = (0..g.w).filter(|&c| !g.column_empty(c)).collect();
+    let mut out = Grid::new(g.w, g.h, vec![0; g.w * g.h]);
+    let mut shifts = Vec::new();
+    for (to, &from) in kept.iter().enumerate() {
+        for r in 0..g.h {
+            out.cells[r * g.w + to] = g.at(r, from);
+        }
+        if to != from {
+            shifts.push((from as u32, to as u32));
+        }
+    }
+    (out, shifts)
+}
+
+/// The test's own settling helper: gravity, then close empty columns.
+fn settle(g: &Grid) -> Grid {
+    naive_close_columns(&naive_gravity(g).0).0
+}
+
+/// The first reason `g` is not settled: the first floating tile in row-major order, else the
+/// leftmost empty column with a non-empty column to its right.
+fn naive_unsettled(g: &Grid) -> Option<Unsettled> {
+    for r in 0..g.h.saturating_sub(1) {
+        for c in 0..g.w {
+            if g.at(r, c) != 0 && g.at(r + 1, c) == 0 {
+                return Some(Unsettled::FloatingTile(Position::new(r as u32, c as u32)));
+            }
+        }
+    }
+    (0..g.w)
+        .find(|&c| g.column_empty(c) && (c + 1..g.w).any(|d| !g.column_empty(d)))
+        .map(|c| Unsettled::GapColumn(c as u32))
+}
+
+fn naive_move_score(rule: ScoringRule, n: usize) -> u64 {
+    let n = n as u64;
+    match rule {
+        ScoringRule::PopStar => 5 * n * n,
+        ScoringRule::SameGame => (n - 2) * (n - 2),
+        ScoringRule::Clickomania => n,
+        ScoringRule::BubbleBreaker => n * (n - 1),
+    }
+}
+
+fn naive_end_bonus(rule: ScoringRule, k: usize) -> i64 {
+    let k = k as i64;
+    match rule {
+        ScoringRule::PopStar => std::cmp::max(0, 2000 - 20 * k * k),
+        ScoringRule::SameGame => {
+            if k == 0 {
+                1000
+            } else {
+                0
+            }
+        }
+        ScoringRule::Clickomania | ScoringRule::BubbleBreaker => 0,
+    }
+}
+
+fn wire_rule(rule: ScoringRule) -> i32 {
+    match rule {
+        ScoringRule::PopStar => proto::ScoringRule::Popstar as i32,
+        ScoringRule::SameGame => proto::ScoringRule::Samegame as i32,
+        ScoringRule::Clickomania => proto::ScoringRule::Clickomania as i32,
+        ScoringRule::BubbleBreaker => proto::ScoringRule::BubbleBreaker as i32,
+    }
+}
+
+/// What a legal tap should produce.
+#[derive(Debug)]
+struct ExpectedTap {
+    cleared: Vec<Position>,
+    color: u8,
+    falls: Vec<(Position, Position)>,
+    shifts: Vec<(u32, u32)>,
+    board: Grid,
+    move_score: u64,
+    tiles_left: usize,
+    game_over: bool,
+    end_bonus: i64,
+}
+
+/// The SPEC's tap on a settled grid: `Err` for an off-board position, an empty cell or a small
+/// group.
+fn naive_tap(
+    g: &Grid,
+    position: Position,
+    rule: ScoringRule,
+    min_group: usize,
+) -> Result<ExpectedTap, EngineError> {
+    if position.row as usize >= g.h || position.col as usize >= g.w {
+        return Err(EngineError::PositionOffBoard {
+            field: "position",
+            position,
+            width: g.w,
+            height: g.h,
+        });
+    }
+    let start = position.row as usize * g.w + position.col as usize;
+    let color = g.cells[start];
+    if color == 0 {
+        return Err(EngineError::IllegalTap(TapRejection::EmptyCell));
+    }
+    let members = naive_component(g, start);
+    if members.len() < min_group {
+        return Err(EngineError::IllegalTap(TapRejection::GroupTooSmall {
+            size: members.len(),
+            min_group,
+        }));
+    }
+    let mut cleared = g.clone();
+    for &i in &members {
+        cleared.cells[i] = 0;
+    }
+    let (fallen, falls) = naive_gravity(&cleared);
+    let (board, shifts) = naive_close_columns(&fallen);
+    let tiles_left = board.tiles();
+    let game_over = naive_game_over(&board, min_group);
+    Ok(ExpectedTap {
+        cleared: members.iter().map(|&i| g.pos(i)).collect(),
+        color,
+        falls,
+        shifts,
+        move_score: naive_move_score(rule, members.len()),
+        tiles_left,
+        game_over,
+        end_bonus: if game_over {
+            naive_end_bonus(rule, tiles_left)
+        } else {
+            0
+        },
+        board,
+    })
+}
+
+/// Taps through the engine and the transport and checks both against the model. Returns the
+/// expected outcome when the tap is legal.
+fn check_tap(
+    g: &Grid,
+    position: Position,
+    rule: ScoringRule,
+    min_group: usize,
+) -> Result<Option<ExpectedTap>, TestCaseError> {
+    let expected = naive_tap(g, position, rule, min_group);
+    let actual = engine::tap(&g.settled(), position, rule, min_group);
+    let wire = rpc::tap(proto::TapRequest {
+        board: Some(g.proto()),
+        position: Some(proto::Position {
+            row: position.row,
+            col: position.col,
+        }),
+        scoring: wire_rule(rule),
+        min_group: min_group as u32,
+    });
+    match (expected, actual) {
+        (Err(e), Err(a)) => {
+            prop_assert_eq!(&a, &e, "tap {} on {:?}", position, g);
+            prop_assert_eq!(wire.err(), Some(e));
+            Ok(None)
+        }
+        (Err(e), Ok(a)) => Err(TestCaseError::fail(format!(
+            "tap {position} on {g:?}: expected {e:?}, got {a:?}"
+        ))),
+        (Ok(e), Err(a)) => Err(TestCaseError::fail(format!(
+            "tap {position} on {g:?}: expected {e:?}, got {a:?}"
+        ))),
+        (Ok(e), Ok(a)) => {
+            let ctx = format!("tap {position} on {g:?} ({rule:?}, min_group {min_group})");
+            prop_assert_eq!(
+                &a.cleared,
+                &e.cleared,
+                "cleared group is the flood fill: {}",
+                ctx
+            );
+            prop_assert_eq!(a.color, e.color);
+            let falls: Vec<(Position, Position)> = a.falls.iter().map(|f| (f.from, f.to)).collect();
+            prop_assert_eq!(&falls, &e.falls, "falls: {}", ctx);
+            for x in &a.falls {
+                prop_assert_eq!(x.from.col, x.to.col);
+                prop_assert!(x.to.row > x.from.row);
+                for y in &a.falls {
+                    if x.from.col == y.from.col && x.from.row < y.from.row {
+                        prop_assert!(x.to.row < y.to.row, "falls reorder a column: {}", ctx);
+                    }
+                }
+            }
+            let shifts: Vec<(u32, u32)> = a
+                .column_shifts
+                .iter()
+                .map(|s| (s.from_col, s.to_col))
+                .collect();
+            prop_assert_eq!(&shifts, &e.shifts, "column shifts: {}", ctx);
+            let after = Grid::of(a.board.board());
+            prop_assert_eq!(&after, &e.board, "board after: {}", ctx);
+            // Tiles are conserved: before - group size = after.
+            prop_assert_eq!(g.tiles() - a.cleared.len(), after.tiles(), "{}", ctx);
+            prop_assert_eq!(a.tiles_left, after.tiles());
+            // The result is settled, by the engine's own check and the model's.
+            prop_assert!(SettledBoard::try_from(a.board.clone().into_board()).is_ok());
+            prop_assert_eq!(naive_unsettled(&after), None);
+            prop_assert_eq!(a.move_score, e.move_score, "move score: {}", ctx);
+            prop_assert_eq!(a.game_over, e.game_over, "game over: {}", ctx);
+            prop_assert_eq!(a.end_bonus, e.end_bonus, "end bonus: {}", ctx);
+            prop_assert_eq!(a.total_score(), e.move_score as i64 + e.end_bonus);
+            prop_assert!(wire.is_ok(), "{wire:?}");
+            let wire = wire.unwrap();
+            prop_assert_eq!(wire.board, Some(e.board.proto()));
+            prop_assert_eq!(wire.cleared.len(), e.cleared.len());
+            prop_assert_eq!(wire.color, u32::from(e.color));
+            prop_assert_eq!(wire.falls.len(), e.falls.len());
+            prop_assert_eq!(wire.column_shifts.len(), e.shifts.len());
+            prop_assert_eq!(wire.move_score, e.move_score);
+            prop_assert_eq!(wire.tiles_left as usize, e.tiles_left);
+            prop_assert_eq!(wire.game_over, e.game_over);
+            prop_assert_eq!(wire.end_bonus, e.end_bonus);
+            prop_assert_eq!(wire.total_score, e.move_score as i64 + e.end_bonus);
+            Ok(Some(e))
+        }
+    }
+}
+
+/// legal_groups, is_game_over and CheckDeadState against brute-force enumeration.
+fn check_groups(g: &Grid, rule: ScoringRule, min_group: usize) -> TestCaseResult {
+    let settled = g.settled();
+    let expected: Vec<(Position, u8, usize, u64)> = naive_components(g)
+        .into_iter()
+        .filter(|&(_, _, n)| n >= min_group)
+        .map(|(i, color, n)| (g.pos(i), color, n, naive_move_score(rule, n)))
+        .collect();
+    let actual: Vec<(Position, u8, usize, u64)> = engine::legal_groups(&settled, rule, min_group)
+        .into_iter()
+        .map(|l| (l.representative, l.color, l.size, l.score))
+        .collect();
+    prop_assert_eq!(
+        &actual,
+        &expected,
+        "legal groups of {:?}, min_group {}",
+        g,
+        min_group
+    );
+    let over = naive_game_over(g, min_group);
+    prop_assert_eq!(
+        engine::is_game_over(&settled, min_group),
+        over,
+        "game over of {:?}, min_group {}",
+        g,
+        min_group
+    );
+    prop_assert_eq!(expected.is_empty(), over);
+    let wire = rpc::check_dead_state(proto::CollapseCheckDeadStateRequest {
+        board: Some(g.proto()),
+        scoring: wire_rule(rule),
+        min_group: min_group as u32,
+    });
+    prop_assert!(wire.is_ok(), "{wire:?}");
+    let wire = wire.unwrap();
+    prop_assert_eq!(wire.game_over, over);
+    prop_assert_eq!(wire.tiles_left as usize, g.tiles());
+    prop_assert_eq!(
+        wire.end_bonus,
+        if over {
+            naive_end_bonus(rule, g.tiles())
+        } else {
+            0
+        }
+    );
+    let wire_groups: Vec<(Position, u8, usize, u64)> = wire
+        .groups
+        .iter()
+        .map(|l| {
+            let p = l.representative.unwrap();
+            (
+                Position::new(p.row, p.col),
+                l.color as u8,
+                l.size as usize,
+                l.score,
+            )
+        })
+        .collect();
+    prop_assert_eq!(&wire_groups, &expected);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strategies
+// ---------------------------------------------------------------------------------------------
+
+/// Any well-formed grid, usually not settled: sides `1..=max_side`, colours
+/// `1..=max_colors`, each cell empty with probability `p`% (`p` drawn from
+/// `0..=max_empty_percent`).
+fn raw_grid(
+    max_side: usize,
+    max_colors: u8,
+    max_empty_percent: u32,
+) -> impl Strategy<Value = Grid> {
+    (
+        1..=max_side,
+        1..=max_side,
+        1..=max_colors,
+        0..=max_empty_percent,
+    )
+        .prop_flat_map(|(w, h, k, p)| {
+            vec((0u32..100, 1..=k), w * h).prop_map(move |v| {
+                Grid::new(
+                    w,
+                    h,
+                    v.into_iter()
+                        .map(|(roll, c)| if roll < p { 0 } else { c })
+                        .collect(),
+                )
+            })
+        })
+}
+
+/// A random grid settled by the test's helper.
+fn settled_grid(
+    max_side: usize,
+    max_colors: u8,
+    max_empty_percent: u32,
+) -> impl Strategy<Value = Grid> {
+    raw_grid(max_side, max_colors, max_empty_percent).prop_map(|g| settle(&g))
+}
+
+fn rule_strategy() -> impl Strategy<Value = ScoringRule> {
+    prop::sample::select(RULES.to_vec())
+}
+
+fn coordinate() -> impl Strategy<Value = u32> {
+    prop_oneof![
+        6 => 0u32..70,
+        1 => any::<u32>(),
+        1 => (u32::MAX - 2)..=u32::MAX,
+    ]
+}
+
+/// A tap position: mostly a cell of the board (picked by index), sometimes anything.
+#[derive(Clone, Debug)]
+enum Pick {
+    Cell(prop::sample::Index),
+    Raw(u32, u32),
+}
+
+fn pick_strategy() -> impl Strategy<Value = Pick> {
+    prop_oneof![
+        6 => any::<prop::sample::Index>().prop_map(Pick::Cell),
+        1 => (coordinate(), coordinate()).prop_map(|(r, c)| Pick::Raw(r, c)),
+    ]
+}
+
+fn resolve_pick(g: &Grid, pick: &Pick) -> Position {
+    match pick {
+        Pick::Cell(index) => g.pos(index.index(g.cells.len())),
+        Pick::Raw(r, c) => Position::new(*r, *c),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties
+// ---------------------------------------------------------------------------------------------
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// SettledBoard accepts exactly the settled boards and names the first floating tile (or
+    /// else the leftmost gap column); the test's settle helper always yields an accepted board
+    /// with the same tiles.
+    #[test]
+    fn settled_boards_are_recognised(g in raw_grid(12, 4, 60)) {
+        let unsettled = naive_unsettled(&g);
+        match SettledBoard::try_from(g.board()) {
+            Ok(s) => {
+                prop_assert_eq!(unsettled, None, "accepted {:?}", g);
+                prop_assert_eq!(Grid::of(s.board()), g.clone());
+            }
+            Err(error) => {
+                prop_assert!(unsettled.is_some(), "refused settled {g:?}: {error:?}");
+                prop_assert_eq!(error, EngineError::UnsettledBoard(unsettled.unwrap()));
+            }
+        }
+        let s = settle(&g);
+        prop_assert_eq!(s.color_counts(), g.color_counts());
+        prop_assert_eq!(naive_unsettled(&s), None);
+        prop_assert!(SettledBoard::try_from(s.board()).is_ok());
+        // The unsettled check is also what the RPCs answer.
+        let wire = rpc::check_dead_state(proto::CollapseCheckDeadStateRequest {
+            board: Some(g.proto()),
+            scoring: 0,
+            min_group: 0,
+        });
+        prop_assert_eq!(wire.is_ok(), unsettled.is_none());
+    }
+
+    /// A tap, legal or not, matches the model exactly: the cleared cells are the BFS component,
+    /// falls and column shifts as rebuilt naively, tiles conserved, the result settled, the
+    /// move score and end bonus from the SPEC's table for each rule, game over as brute force.
+    #[test]
+    fn taps_match_the_model(
+        g in settled_grid(12, 5, 40), pick in pick_strategy(),
+        rule in rule_strategy(), min_group in 2usize..=5,
+    ) {
+        let position = resolve_pick(&g, &pick);
+        check_tap(&g, position, rule, min_group)?;
+    }
+
+    /// legal_groups, is_game_over and CheckDeadState agree with brute-force enumeration for
+    /// every rule and min_group 2..=5.
+    #[test]
+    fn legal_groups_and_game_over_match_brute_force(g in settled_grid(12, 6, 40)) {
+        for min_group in 2..=5 {
+            for rule in RULES {
+                check_groups(&g, rule, min_group)?;
+            }
+        }
+    }
+
+    /// Score formulas of the SPEC's table, for all group sizes and tiles left a board can have.
+    #[test]
+    fn scores_follow_the_table(n in 2usize..=4096, k in 0usize..=4096) {
+        for rule in RULES {
+            prop_assert_eq!(rule.move_score(n), naive_move_score(rule, n), "{:?} n={}", rule, n);
+            prop_assert_eq!(rule.end_bonus(k), naive_end_bonus(rule, k), "{:?} k={}", rule, k);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(16))]
+
+    #[test]
+    fn taps_and_groups_match_the_model_on_large_boards(
+        g in settled_grid(64, 4, 30), pick in pick_strategy(), rule in rule_strategy(), min_group in 2usize..=5,
+    ) {
+        check_tap(&g, resolve_pick(&g, &pick), rule, min_group)?;
+        check_groups(&g, rule, min_group)?;
+    }
+}
+
+/// Plays random legal taps to the end, checking every move; returns (moves, final tiles).
+fn play_out(
+    start: &Grid,
+    rule: ScoringRule,
+    min_group: usize,
+    choices: &[usize],
+) -> Result<(usize, usize), TestCaseError> {
+    let mut g = start.clone();
+    let mut move_sum: u64 = 0;
+    let mut moves = 0;
+    loop {
+        let groups = engine::legal_groups(&g.settled(), rule, min_group);
+        if groups.is_empty() {
+            prop_assert!(naive_game_over(&g, min_group));
+            prop_assert!(
+                moves == 0,
+                "a game that started must end on a game-over tap"
+            );
+            break;
+        }
+        let choice = &groups[choices[moves % choices.len()] % groups.len()];
+        let before = g.tiles();
+        let expected = check_tap(&g, choice.representative, rule, min_group)?;
+        prop_assert!(
+            expected.is_some(),
+            "listed group {choice:?} was not tappable"
+        );
+        let e = expected.unwrap();
+        prop_assert_eq!(e.cleared.len(), choice.size);
+        prop_assert_eq!(e.move_score, choice.score);
+        prop_assert_eq!(before - choice.size, e.tiles_left);
+        move_sum += e.move_score;
+        moves += 1;
+        g = e.board;
+        if e.game_over {
+            let total = move_sum as i64 + e.end_bonus;
+            prop_assert_eq!(
+                total,
+                move_sum as i64 + naive_end_bonus(rule, g.tiles()),
+                "final score = sum of moves + end bonus"
+            );
+            // CheckDeadState on the final board agrees.
+            let wire = rpc::check_dead_state(proto::CollapseCheckDeadStateRequest {
+                board: Some(g.proto()),
+                scoring: wire_rule(rule),
+                min_group: min_group as u32,
+            })
+            .unwrap();
+            prop_assert!(wire.game_over && wire.groups.is_empty());
+            prop_assert_eq!(wire.end_bonus, e.end_bonus);
+            break;
+        }
+        prop_assert!(moves <= start.tiles(), "more moves than tiles");
+    }
+    Ok((moves, g.tiles()))
+}
+
+proptest! {
+    #![proptest_config(config(96))]
+
+    /// Random games to the end: every move matches the model, tiles only go down by the group
+    /// size, game over is reported exactly on the last move, and the final score is the sum of
+    /// the move scores plus the end bonus.
+    #[test]
+    fn random_games_conserve_tiles_and_score(
+        g in settled_grid(10, 5, 20).prop_filter("two colours or more", |g| {
+            g.color_counts()[1..].iter().filter(|&&n| n > 0).count() >= 2
+        }),
+        rule in rule_strategy(), min_group in 2usize..=4,
+        choices in vec(any::<usize>(), 1..16),
+    ) {
+        play_out(&g, rule, min_group, &choices)?;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generation
+// ---------------------------------------------------------------------------------------------
+
+fn check_generated(w: u32, h: u32, colors: u32, min_group: u32, seed: u64) -> TestCaseResult {
+    let first =
+        engine::generate_collapse_board(w, h, colors, min_group, &mut engine::rng_from_seed(seed));
+    let second =
+        engine::generate_collapse_board(w, h, colors, min_group, &mut engine::rng_from_seed(seed));
+    prop_assert_eq!(&first, &second, "same seed, same board");
+    let wire = rpc::generate_board(proto::CollapseGenerateBoardRequest {
+        width: w,
+        height: h,
+        colors,
+        seed,
+        min_group,
+    });
+    let effective = if min_group == 0 {
+        2
+    } else {
+        min_group as usize
+    };
+    let feasible = (2..=4096).contains(&effective) && effective <= (w * h) as usize;
+    match first {
+        Ok((board, count)) => {
+            prop_assert!(feasible, "{w}x{h} min_group {min_group} cannot exist");
+            let g = Grid::of(board.board());
+            prop_assert_eq!((g.w, g.h), (w as usize, h as usize));
+            prop_assert!(
+                g.cells.iter().all(|&c| c >= 1 && u32::from(c) <= colors),
+                "{:?}",
+                g
+            );
+            let legal = naive_components(&g)
+                .iter()
+                .filter(|&&(_, _, n)| n >= effective)
+                .count();
+            prop_assert!(legal >= 1, "no legal move on {g:?}");
+            prop_assert_eq!(count, legal);
+            let wire = wire.unwrap();
+            prop_assert_eq!(wire.board, Some(g.proto()));
+            prop_assert_eq!(wire.legal_group_count as usize, legal);
+        }
+        Err(error) => {
+            prop_assert!(
+                !feasible,
+                "feasible request refused: {w}x{h} colors {colors} min_group {min_group}: {error:?}"
+            );
+            prop_assert!(
+                matches!(
+                    error,
+                    EngineError::InvalidParameter {
+                        field: "min_group",
+                        ..
+                    }
+                ),
+                "{error:?}"
+            );
+            prop_assert!(wire.is_err());
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(192))]
+
+    /// Generated boards are full, have colours in range and at least one legal group (counted by
+    /// brute force), and are reproducible by seed.
+    #[test]
+    fn generated_boards_are_playable_and_reproducible(
+        w in 1u32..=12, h in 1u32..=12, colors in 1u32..=8, min_group in 0u32..=8, seed in any::<u64>(),
+    ) {
+        check_generated(w, h, colors, min_group, seed)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(config(12))]
+
+    #[test]
+    fn generated_large_boards_are_playable(
+        w in 13u32..=64, h in 13u32..=64, colors in 1u32..=16,
+        min_group in prop_oneof![0u32..=6, 100u32..=4096], seed in any::<u64>(),
+    ) {
+        check_generated(w, h, colors, min_group, seed)?;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// No input panics (transport functions)
+// ---------------------------------------------------------------------------------------------
+
+/// A raw wire board: sides 0..=70, a cell count sometimes off by a few, values up to 20; or a
+/// settled board; or missing.
+fn wire_board() -> impl Strategy<Value = Option<proto::Board>> {
+    let wild = (
+        0u32..=70,
+        0u32..=70,
+        prop_oneof![4 => 0u32..=16, 1 => 17u32..=20],
+        prop_oneof![6 => Just(0i64), 1 => -2i64..=2],
+    )
+        .prop_flat_map(|(w, h, max_cell, delta)| {
+            let len = (i64::from(w * h) + delta).max(0) as usize;
+            vec(0..=max_cell, len).prop_map(move |cells| {
+                Some(proto::Board {
+                    width: w,
+                    height: h,
+                    cells,
+                })
+            })
+        });
+    let settled_big = (1u32..=70, 1u32..=70, 1u8..=4).prop_flat_map(|(w, h, k)| {
+        vec(0..=k, (w * h) as usize).prop_map(move |cells| {
+            let g = Grid::new(w as usize, h as usize, cells);
+            let g = settle(&g);
+            Some(proto::Board {
+                width: w,
+                height: h,
+                cells: g.cells.iter().map(|&c| u32::from(c)).collect(),
+            })
+        })
+    });
+    prop_oneof![
+        1 => Just(None),
+        4 => wild,
+        2 => settled_big,
+        3 => settled_grid(12, 4, 40).prop_map(|g| Some(g.proto())),
+    ]
+}
+
+fn well_formed(board: &proto::Board) -> bool {
+    (1..=64).contains(&board.width)
+        && (1..=64).contains(&board.height)
+        && board.cells.len() as u64 == u64::from(board.width) * u64::from(board.height)
+        && board.cells.iter().all(|&c| c <= 16)
+}
+
+/// One reason a request may be refused. When a request has several faults the SPEC does not
+/// say which is reported, so any of them is accepted; a request with none must succeed.
+#[derive(Clone, Debug)]
+enum Fault {
+    /// `InvalidParameter` naming this field.
+    Param(&'static str),
+    /// A `Board` error that applies to this wire board.
+    BadBoard(proto::Board),
+    /// Exactly this error.
+    Exact(EngineError),
+}
+
+fn board_error_applies(b: &proto::Board, e: &BoardError) -> bool {
+    match *e {
+        BoardError::WidthOutOfRange(w) => w == b.width && !(1..=64).contains(&w),
+        BoardError::HeightOutOfRange(h) => h == b.height && !(1..=64).contains(&h),
+        BoardError::CellCountMismatch { expected, actual } => {
+            actual == b.cells.len()
+                && expected as u64 == u64::from(b.width) * u64::from(b.height)
+                && expected != actual
+        }
+        BoardError::ColorOutOfRange { index, value } => {
+            b.cells.get(index) == Some(&value) && value > 16
+        }
+        BoardError::Text(_) => false,
+    }
+}
+
+fn fault_matches(error: &EngineError, fault: &Fault) -> bool {
+    match fault {
+        Fault::Param(field) => {
+            matches!(error, EngineError::InvalidParameter { field: f, .. } if f == field)
+        }
+        Fault::BadBoard(b) => matches!(error, EngineError::Board(e) if board_error_applies(b, e)),
+        Fault::Exact(e) => error == e,
+    }
+}
+
+/// With faults, the result must be one of them (returns false); without, the caller checks the
+/// successful answer (returns true).
+fn check_faults<T: fmt::Debug>(
+    name: &str,
+    result: &Result<T, EngineError>,
+    faults: &[Fault],
+) -> Result<bool, TestCaseError> {
+    if faults.is_empty() {
+        return Ok(true);
+    }
+    match result {
+        Ok(value) => Err(TestCaseError::fail(format!(
+            "{name}: expected one of {faults:?}, got Ok({value:?})"
+        ))),
+        Err(error) => {
+            prop_assert!(
+                faults.iter().any(|f| fault_matches(error, f)),
+                "{name}: expected one of {faults:?}, got {error:?}"
+            );
+            Ok(false)
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// Tap and CheckDeadState answer Ok or Err, never panic, on random and malformed requests.
+    /// A request with faults (unknown scoring, bad min_group, missing or malformed board,
+    /// missing or off-board position, unsettled board) gets one of its faults; a request
+    /// without gets the naive model's answer.
+    #[test]
+    fn collapse_transport_never_panics(
+        board in wire_board(),
+        pick in prop::option::weighted(0.9, pick_strategy()),
+        scoring in prop_oneof![6 => 0i32..=4, 1 => any::<i32>()],
+        min_group in prop_oneof![6 => 0u32..=6, 1 => 4090u32..=4100, 1 => any::<u32>()],
+    ) {
+        let position = match (&pick, &board) {
+            (None, _) => None,
+            (Some(Pick::Raw(r, c)), _) => Some(proto::Position { row: *r, col: *c }),
+            (Some(Pick::Cell(index)), Some(b)) if b.width > 0 && b.height > 0 && b.width <= 70 && b.height <= 70 => {
+                let i = index.index((b.width * b.height) as usize);
+                Some(proto::Position { row: i as u32 / b.width, col: i as u32 % b.width })
+            }
+            (Some(Pick::Cell(_)), _) => Some(proto::Position { row: 0, col: 0 }),
+        };
+        let tapped = rpc::tap(proto::TapRequest { board: board.clone(), position, scoring, min_group });
+        let dead = rpc::check_dead_state(proto::CollapseCheckDeadStateRequest { board: board.clone(), scoring, min_group });
+
+        let mut faults = Vec::new();
+        let rule = match scoring {
+            0 | 1 => Some(ScoringRule::PopStar),
+            2 => Some(ScoringRule::SameGame),
+            3 => Some(ScoringRule::Clickomania),
+            4 => Some(ScoringRule::BubbleBreaker),
+            _ => {
+                faults.push(Fault::Param("scoring"));
+                None
+            }
+        };
+        let effective_min = match min_group {
+            0 => Some(2),
+            2..=4096 => Some(min_group as usize),
+            _ => {
+                faults.push(Fault::Param("min_group"));
+                None
+            }
+        };
+        let grid = match &board {
+            None => {
+                faults.push(Fault::Param("board"));
+                None
+            }
+            Some(b) if !well_formed(b) => {
+                faults.push(Fault::BadBoard(b.clone()));
+                None
+            }
+            Some(b) => {
+                let g = Grid::of_wire(b);
+                if let Some(reason) = naive_unsettled(&g) {
+                    faults.push(Fault::Exact(EngineError::UnsettledBoard(reason)));
+                }
+                Some(g)
+            }
+        };
+
+        // CheckDeadState: scoring, min_group, board, settledness.
+        if check_faults("CheckDeadState", &dead, &faults)? {
+            let (g, rule, min_group) = (grid.as_ref().unwrap(), rule.unwrap(), effective_min.unwrap());
+            let over = naive_game_over(g, min_group);
+            let dead = dead.unwrap();
+            prop_assert_eq!(dead.game_over, over);
+            prop_assert_eq!(dead.tiles_left as usize, g.tiles());
+            let expected = naive_components(g).iter().filter(|&&(_, _, n)| n >= min_group).count();
+            prop_assert_eq!(dead.groups.len(), expected);
+            prop_assert_eq!(dead.end_bonus, if over { naive_end_bonus(rule, g.tiles()) } else { 0 });
+        }
+
+        // Tap: the same, plus a missing or off-board position; then the tap's own verdict.
+        match (position, &grid) {
+            (None, _) => faults.push(Fault::Param("position")),
+            (Some(p), Some(g)) if p.row as usize >= g.h || p.col as usize >= g.w => {
+                faults.push(Fault::Exact(EngineError::PositionOffBoard {
+                    field: "position",
+                    position: Position::new(p.row, p.col),
+                    width: g.w,
+                    height: g.h,
+                }));
+            }
+            _ => {}
+        }
+        if faults.is_empty() {
+            let (g, p) = (grid.as_ref().unwrap(), position.unwrap());
+            let expected = naive_tap(g, Position::new(p.row, p.col), rule.unwrap(), effective_min.unwrap());
+            match expected {
+                Ok(e) => {
+                    prop_assert!(tapped.is_ok(), "{tapped:?}");
+                    let t = tapped.as_ref().unwrap();
+                    prop_assert_eq!(&t.board, &Some(e.board.proto()));
+                    prop_assert_eq!(t.move_score, e.move_score);
+                    prop_assert_eq!(t.end_bonus, e.end_bonus);
+                    prop_assert_eq!(t.tiles_left as usize, e.tiles_left);
+                    prop_assert_eq!(t.game_over, e.game_over);
+                }
+                Err(e) => faults.push(Fault::Exact(e)),
+            }
+        }
+        if !faults.is_empty() {
+            check_faults("Tap", &tapped, &faults)?;
+        }
+    }
+
+    /// GenerateBoard answers Ok or Err for any parameters; Ok boards have the requested size,
+    /// colours in range and a legal group.
+    #[test]
+    fn collapse_generate_never_panics(
+        width in 0u32..=70, height in 0u32..=70,
+        colors in prop_oneof![3 => 0u32..=20, 1 => any::<u32>()],
+        min_group in prop_oneof![4 => 0u32..=8, 1 => 4090u32..=4100, 1 => any::<u32>()],
+        seed in any::<u64>(),
+    ) {
+        let result = rpc::generate_board(proto::CollapseGenerateBoardRequest { width, height, colors, seed, min_group });
+        let effective = if min_group == 0 { 2 } else { min_group };
+        let feasible = (1..=64).contains(&width) && (1..=64).contains(&height) && (1..=16).contains(&colors)
+            && (2..=4096).contains(&effective) && effective <= width * height;
+        prop_assert_eq!(result.is_ok(), feasible, "{:?}", result);
+        match result {
+            Ok(response) => {
+                let g = Grid::of_wire(response.board.as_ref().unwrap());
+                prop_assert_eq!((g.w as u32, g.h as u32), (width, height));
+                prop_assert!(g.cells.iter().all(|&c| c >= 1 && u32::from(c) <= colors));
+                prop_assert!(!naive_game_over(&g, effective as usize), "no legal group of {effective} on {g:?}");
+                prop_assert!(response.legal_group_count >= 1);
+            }
+            Err(error) => prop_assert!(matches!(error, EngineError::InvalidParameter { .. }), "{error:?}"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deterministic sweep: the properties above meet the interesting cases
+// ---------------------------------------------------------------------------------------------
+
+/// SplitMix64, the test's own RNG for deterministic sweeps.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+#[test]
+fn sweep_covers_clears_gaps_and_game_overs() {
+    let mut rng = SplitMix(99);
+    let (mut full_clears, mut multi_gap, mut stuck, mut long_games) = (0, 0, 0, 0);
+    for _ in 0..300 {
+        let (w, h) = (1 + rng.below(6) as usize, 1 + rng.below(6) as usize);
+        let k = 1 + rng.below(3) as u8;
+        let g = settle(&Grid::new(
+            w,
+            h,
+            (0..w * h)
+                .map(|_| 1 + rng.below(u64::from(k)) as u8)
+                .collect(),
+        ));
+        let rule = RULES[rng.below(4) as usize];
+        let choices: Vec<usize> = (0..8).map(|_| rng.next() as usize).collect();
+        let (moves, left) = play_out(&g, rule, 2, &choices).unwrap();
+        if moves == 0 {
+            stuck += 1;
+        }
+        if moves > 0 && left == 0 {
+            full_clears += 1;
+        }
+        if moves >= 4 {
+            long_games += 1;
+        }
+        // A tap that closes two or more columns at once.
+        for (i, _, n) in naive_components(&g) {
+            if n >= 2
+                && let Ok(e) = naive_tap(&g, g.pos(i), rule, 2)
+                && e.shifts.len() >= 2
+            {
+                multi_gap += 1;
+                check_tap(&g, g.pos(i), rule, 2).unwrap();
+            }
+        }
+    }
+    assert!(full_clears >= 10, "full clears: {full_clears}");
+    assert!(multi_gap >= 10, "multi-column closes: {multi_gap}");
+    assert!(stuck >= 5, "boards without a move: {stuck}");
+    assert!(long_games >= 10, "games of 4+ moves: {long_games}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// SPEC examples through the same model
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn spec_examples_agree_with_the_model() {
+    let e = check_tap(
+        &Grid::parse("ABBC/ABBC"),
+        Position::new(0, 1),
+        ScoringRule::PopStar,
+        2,
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(e.board, Grid::parse("AC../AC.."));
+    assert_eq!((e.cleared.len(), e.move_score), (4, 80));
+    for (rule, score, bonus) in [
+        (ScoringRule::PopStar, 80, 2000),
+        (ScoringRule::SameGame, 4, 1000),
+        (ScoringRule::Clickomania, 4, 0),
+        (ScoringRule::BubbleBreaker, 12, 0),
+    ] {
+        let e = check_tap(&Grid::parse("AA/AA"), Position::new(0, 0), rule, 2)
+            .unwrap()
+            .unwrap();
+        assert_eq!(e.board, Grid::parse("../.."));
+        assert!(e.game_over);
+        assert_eq!((e.move_score, e.end_bonus), (score, bonus));
+    }
+    let e = check_tap(
+        &Grid::parse("RBB/RRR/RBB"),
+        Position::new(1, 1),
+        ScoringRule::PopStar,
+        2,
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(e.board, Grid::parse(".../BB./BB."));
+    assert_eq!(e.cleared.len(), 5);
+}
+
+/// Boards at the size limit (64 columns or rows): taps near the far edges, closing the last
+/// columns, and every legal group.
+#[test]
+fn boards_at_the_size_limit_match_the_model() {
+    let mut rng = SplitMix(64);
+    for (w, h) in [(64, 64), (64, 1), (1, 64), (64, 2), (2, 64)] {
+        for colors in [1u8, 2, 3] {
+            let g = settle(&Grid::new(
+                w,
+                h,
+                (0..w * h)
+                    .map(|_| {
+                        if rng.below(8) == 0 {
+                            0
+                        } else {
+                            1 + rng.below(u64::from(colors)) as u8
+                        }
+                    })
+                    .collect(),
+            ));
+            for rule in RULES {
+                check_groups(&g, rule, 2).unwrap();
+            }
+            // Tap the last cell of every column's bottom row, and the bottom-right cell.
+            let mut legal = 0;
+            for c in [0, w / 2, w - 1] {
+                let position = Position::new(h as u32 - 1, c as u32);
+                if check_tap(&g, position, ScoringRule::PopStar, 2)
+                    .unwrap()
+                    .is_some()
+                {
+                    legal += 1;
+                }
+            }
+            if colors == 1 {
+                assert!(legal >= 1, "{w}x{h}: a one-colour board has a legal tap");
+            }
+        }
+    }
+}
