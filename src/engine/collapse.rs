@@ -205,13 +205,15 @@ fn flood_group(
 ///
 /// # Errors
 /// [`EngineError::PositionOffBoard`] (`position`) off the board; [`EngineError::IllegalTap`] for
-/// an empty cell or a group smaller than `min_group`.
+/// an empty cell or a group smaller than `min_group`. A `min_group` below 2 counts as 2 (a
+/// single tile is never a legal group), as in [`legal_groups`] and [`is_game_over`].
 pub fn tap(
     board: &SettledBoard,
     position: Position,
     rule: ScoringRule,
     min_group: usize,
 ) -> Result<TapOutcome, EngineError> {
+    let min_group = min_group.max(MIN_GROUP_FLOOR as usize);
     let source = board.board();
     let start = source.checked_index("position", position)?;
     let color = source.at(start);
@@ -336,13 +338,15 @@ fn for_each_group(board: &Board, mut visit: impl FnMut(usize, u8, usize) -> bool
     }
 }
 
-/// True when the game is over on `board` under `min_group`.
+/// True when the game is over on `board` under `min_group` (below 2 counts as 2).
 pub fn is_game_over(board: &SettledBoard, min_group: usize) -> bool {
-    is_game_over_on(board.board(), min_group)
+    is_game_over_on(board.board(), min_group.max(MIN_GROUP_FLOOR as usize))
 }
 
 /// Every legal group once, ordered by representative (first cell) in row-major order.
+/// A `min_group` below 2 counts as 2.
 pub fn legal_groups(board: &SettledBoard, rule: ScoringRule, min_group: usize) -> Vec<LegalGroup> {
+    let min_group = min_group.max(MIN_GROUP_FLOOR as usize);
     let board = board.board();
     let mut groups = Vec::new();
     for_each_group(board, |index, color, size| {
