@@ -10,6 +10,9 @@ pub mod swap;
 pub use collapse::CollapseService;
 pub use swap::SwapService;
 
+use std::sync::{Arc, LazyLock};
+
+use tokio::sync::Semaphore;
 use tonic::{Response, Status};
 
 use crate::engine::EngineError;
@@ -19,6 +22,14 @@ use crate::engine::EngineError;
 /// tens or hundreds of milliseconds) run on tokio's blocking pool, so they cannot stall health
 /// checks or other calls.
 pub const INLINE_CELL_LIMIT: u64 = 256;
+
+/// Large-board computations allowed at once: twice the CPUs this process may use. Further ones
+/// wait (within the request timeout), so a burst of 64x64 requests cannot oversubscribe the CPU
+/// even after their callers gave up.
+static LARGE_BOARD_SLOTS: LazyLock<Arc<Semaphore>> = LazyLock::new(|| {
+    let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    Arc::new(Semaphore::new(2 * cpus))
+});
 
 /// The cell count a request's work scales with, from raw (unvalidated) dimensions.
 pub(crate) fn work_cells(width: u32, height: u32) -> u64 {
@@ -39,12 +50,21 @@ where
     let result = if cells <= INLINE_CELL_LIMIT {
         handler(request)
     } else {
-        tokio::task::spawn_blocking(move || handler(request))
+        // The permit moves into the task, so work abandoned by a timed-out or cancelled call
+        // still counts until it really ends.
+        let permit = Arc::clone(&LARGE_BOARD_SLOTS)
+            .acquire_owned()
             .await
-            .map_err(|join_error| {
-                tracing::error!(%join_error, "engine task failed");
-                Status::internal("internal error: the request handler panicked")
-            })?
+            .map_err(|_| Status::unavailable("server is shutting down"))?;
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            handler(request)
+        })
+        .await
+        .map_err(|join_error| {
+            tracing::error!(%join_error, "engine task failed");
+            Status::internal("internal error: the request handler panicked")
+        })?
     };
     result.map(Response::new).map_err(Status::from)
 }
