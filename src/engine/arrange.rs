@@ -181,6 +181,171 @@ fn pick<R: Rng + ?Sized>(
     }
 }
 
+/// Local-repair search (min-conflicts) for a stable permutation of `tiles` for which
+/// `accept(cells)` holds: the fallback of shuffle when the row-major search gives up, which
+/// happens for dense multisets (two colours near half and half, one colour near 2/3).
+///
+/// Starts from [`lattice_start`]; repeatedly takes a random cell that lies in a run and
+/// exchanges it with the best of a few random cells of another colour, judged by the change in
+/// the number of monochrome 3-cell lines (sideways moves allowed). A run-free arrangement that
+/// fails `accept` is perturbed and repaired again. At most `64 * cells + 20_000` exchanges are
+/// tried, so the work is bounded.
+pub(crate) fn arrange_by_repair<R: Rng + ?Sized>(
+    width: usize,
+    height: usize,
+    tiles: &[u8],
+    rng: &mut R,
+    mut accept: impl FnMut(&[u8]) -> bool,
+) -> Option<Vec<u8>> {
+    let size = tiles.len();
+    let mut cells = lattice_start(width, tiles, rng);
+    let grid = Grid { width, height };
+    let mut conflicted: Vec<usize> = Vec::new();
+    for _ in 0..64 * size + 20_000 {
+        if conflicted.is_empty() {
+            conflicted.extend((0..size).filter(|&p| grid.lines_through(&cells, p) > 0));
+            if conflicted.is_empty() {
+                if accept(&cells) {
+                    return Some(cells);
+                }
+                // Run-free but rejected: disturb it and repair again.
+                let (p, q) = (rng.random_range(0..size), rng.random_range(0..size));
+                cells.swap(p, q);
+                conflicted.extend([p, q]);
+                continue;
+            }
+        }
+        let p = conflicted.swap_remove(rng.random_range(0..conflicted.len()));
+        if grid.lines_through(&cells, p) == 0 {
+            continue;
+        }
+        let mut best: Option<(i32, usize)> = None;
+        for _ in 0..16 {
+            let q = rng.random_range(0..size);
+            if cells[q] == cells[p] {
+                continue;
+            }
+            let delta = grid.swap_delta(&mut cells, p, q);
+            if best.is_none_or(|(d, _)| delta < d) {
+                best = Some((delta, q));
+            }
+        }
+        match best {
+            Some((delta, q)) if delta <= 0 => {
+                cells.swap(p, q);
+                for cell in [p, q] {
+                    if grid.lines_through(&cells, cell) > 0 {
+                        conflicted.push(cell);
+                    }
+                }
+            }
+            _ => conflicted.push(p),
+        }
+    }
+    None
+}
+
+/// A random permutation of `tiles` that puts the most frequent colour on the cells with
+/// `(row + col) % 3 != 0` first. That lattice alone has no run (every line reads `XX.XX.`) and
+/// holds 2/3 of the board, the densest run-free share any colour can have, so the repair search
+/// starts close to a solution even for a colour near that limit.
+fn lattice_start<R: Rng + ?Sized>(width: usize, tiles: &[u8], rng: &mut R) -> Vec<u8> {
+    use rand::seq::SliceRandom;
+    let mut counts = [0usize; MAX_COLOR as usize + 1];
+    for &tile in tiles {
+        counts[usize::from(tile)] += 1;
+    }
+    let dominant = (1..=MAX_COLOR)
+        .max_by_key(|&c| counts[usize::from(c)])
+        .unwrap_or(1);
+    let (mut lattice, mut rest): (Vec<usize>, Vec<usize>) =
+        (0..tiles.len()).partition(|&i| !(i / width + i % width).is_multiple_of(3));
+    lattice.shuffle(rng);
+    let placed = counts[usize::from(dominant)].min(lattice.len());
+    let mut cells = vec![0u8; tiles.len()];
+    for &i in &lattice[..placed] {
+        cells[i] = dominant;
+    }
+    rest.extend_from_slice(&lattice[placed..]);
+    let mut others: Vec<u8> = tiles.to_vec();
+    others.sort_unstable_by_key(|&t| t != dominant); // dominant first, to drop `placed` of them
+    let mut others = others.split_off(placed);
+    others.shuffle(rng);
+    for (i, tile) in rest.into_iter().zip(others) {
+        cells[i] = tile;
+    }
+    cells
+}
+
+/// Board geometry for counting monochrome 3-cell lines (the windows that make runs).
+#[derive(Clone, Copy)]
+struct Grid {
+    width: usize,
+    height: usize,
+}
+
+impl Grid {
+    /// Starts of the horizontal and vertical 3-cell windows containing `index`, as
+    /// `(start, step)` with step 1 (horizontal) or `width` (vertical).
+    fn windows(self, index: usize, out: &mut [(usize, usize); 6]) -> usize {
+        let (row, col) = (index / self.width, index % self.width);
+        let mut n = 0;
+        for start_col in col.saturating_sub(2)..=col {
+            if start_col + 2 < self.width {
+                out[n] = (row * self.width + start_col, 1);
+                n += 1;
+            }
+        }
+        for start_row in row.saturating_sub(2)..=row {
+            if start_row + 2 < self.height {
+                out[n] = (start_row * self.width + col, self.width);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    fn monochrome(cells: &[u8], (start, step): (usize, usize)) -> bool {
+        cells[start] == cells[start + step] && cells[start] == cells[start + 2 * step]
+    }
+
+    /// Number of monochrome windows containing `index`.
+    fn lines_through(self, cells: &[u8], index: usize) -> usize {
+        let mut windows = [(0, 0); 6];
+        let n = self.windows(index, &mut windows);
+        windows[..n]
+            .iter()
+            .filter(|&&w| Self::monochrome(cells, w))
+            .count()
+    }
+
+    /// Change in the number of monochrome windows if cells `p` and `q` were exchanged.
+    fn swap_delta(self, cells: &mut [u8], p: usize, q: usize) -> i32 {
+        let (mut around_p, mut around_q) = ([(0, 0); 6], [(0, 0); 6]);
+        let n = self.windows(p, &mut around_p);
+        let m = self.windows(q, &mut around_q);
+        let around_p = &around_p[..n];
+        // Windows through q that also pass through p are counted once.
+        let only_q: Vec<(usize, usize)> = around_q[..m]
+            .iter()
+            .copied()
+            .filter(|w| !around_p.contains(w))
+            .collect();
+        let count = |cells: &[u8]| {
+            around_p
+                .iter()
+                .chain(&only_q)
+                .filter(|&&w| Self::monochrome(cells, w))
+                .count() as i32
+        };
+        let before = count(cells);
+        cells.swap(p, q);
+        let after = count(cells);
+        cells.swap(p, q);
+        after - before
+    }
+}
+
 /// Draw weight of a colour with `count` tiles left (see [`Palette::Multiset`]).
 #[inline]
 fn weight(count: u16) -> u64 {

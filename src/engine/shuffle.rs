@@ -3,7 +3,7 @@
 
 use rand::Rng;
 
-use super::arrange::{Arrangement, Palette, arrange};
+use super::arrange::{Arrangement, Palette, arrange, arrange_by_repair};
 use super::board::{Board, EMPTY, MAX_COLOR};
 use super::error::EngineError;
 use super::moves::has_valid_swaps;
@@ -40,7 +40,12 @@ pub fn shuffle<R: Rng + ?Sized>(board: &Board, rng: &mut R) -> Result<StableBoar
         Arrangement::Found(cells) => Ok(StableBoard::new_unchecked(Board::from_engine_cells(
             width, height, cells,
         ))),
-        Arrangement::Impossible | Arrangement::GaveUp => Err(EngineError::NoShuffleExists),
+        Arrangement::Impossible => Err(EngineError::NoShuffleExists),
+        Arrangement::GaveUp => arrange_by_repair(width, height, board.cells(), rng, |cells| {
+            has_valid_swaps(cells, width, height, 1)
+        })
+        .map(|cells| StableBoard::new_unchecked(Board::from_engine_cells(width, height, cells)))
+        .ok_or(EngineError::NoShuffleExists),
     }
 }
 
@@ -58,6 +63,34 @@ mod tests {
         assert!(is_stable(shuffled.board()));
         assert!(count_valid_swaps(&shuffled) >= 1);
         assert_eq!(shuffled.board().color_counts(), board.color_counts());
+    }
+
+    fn board_with_counts(width: u32, height: u32, counts: &[usize]) -> Board {
+        let cells: Vec<u32> = counts
+            .iter()
+            .zip(1u32..)
+            .flat_map(|(&n, color)| std::iter::repeat_n(color, n))
+            .collect();
+        Board::from_raw(width, height, &cells).unwrap()
+    }
+
+    #[test]
+    fn dense_multisets_are_shuffled() {
+        // 61% of one colour, and the 2/3 maximum any run-free board can hold.
+        for (width, height, counts) in [
+            (16, 16, vec![156, 100]),
+            (12, 12, vec![96, 24, 24]),
+            (9, 9, vec![41, 40]),
+        ] {
+            let board = board_with_counts(width, height, &counts);
+            for seed in 0..3 {
+                let shuffled = shuffle(&board, &mut ChaCha8Rng::seed_from_u64(seed))
+                    .unwrap_or_else(|e| panic!("{counts:?} seed {seed}: {e}"));
+                assert!(is_stable(shuffled.board()));
+                assert!(count_valid_swaps(&shuffled) >= 1);
+                assert_eq!(shuffled.board().color_counts(), board.color_counts());
+            }
+        }
     }
 
     #[test]
