@@ -167,6 +167,9 @@ pub enum SwapCommand {
         /// Do not shuffle a dead final board.
         #[arg(long)]
         no_auto_shuffle: bool,
+        /// Cascade step limit, 1..=1000 (0: the server's default, 200).
+        #[arg(long, default_value_t = 0)]
+        max_steps: u32,
     },
     /// List every valid swap of a stable board; says whether it is dead.
     Dead {
@@ -403,6 +406,7 @@ async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String> {
             seed,
             refill,
             no_auto_shuffle,
+            max_steps,
         } => {
             let refill = match refill {
                 RefillArg::Random => proto::RefillMode::Random,
@@ -415,7 +419,9 @@ async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String> {
                 seed,
                 refill: refill.into(),
                 auto_shuffle: Some(!no_auto_shuffle),
-                max_steps: 0,
+                max_steps,
+                // Each step is printed as a grid.
+                include_step_boards: true,
             };
             emit(json, &reply(client.resolve_cascade(request).await)?, |r| {
                 let mut text = format!("start\n{}", render_board(&board));

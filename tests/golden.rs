@@ -137,10 +137,26 @@ async fn golden_resolve_cascade_random_refill_four_steps() {
         colors: 4,
         seed: 2,
         refill: RefillMode::Random as i32,
+        include_step_boards: true,
         ..Default::default()
     };
     let response: ResolveCascadeResponse =
-        same_bytes_everywhere!(first, second, resolve_cascade, request);
+        same_bytes_everywhere!(first, second, resolve_cascade, request.clone());
+    // Without include_step_boards the steps are the same but carry no boards.
+    let lean = a
+        .swap_client()
+        .await
+        .resolve_cascade(ResolveCascadeRequest {
+            include_step_boards: false,
+            ..request
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(lean.steps.iter().all(|step| step.board.is_none()));
+    let mut stripped = response.clone();
+    stripped.steps.iter_mut().for_each(|step| step.board = None);
+    assert_eq!(lean, stripped);
 
     type Step = (Vec<(u32, Vec<Cell>)>, Vec<(Cell, u32)>, u64, &'static str);
     let expected: [Step; 4] = [

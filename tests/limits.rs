@@ -88,6 +88,36 @@ async fn requests_under_max_message_bytes_are_served() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn response_over_max_message_bytes_is_resource_exhausted_before_encoding() {
+    use tonic_types::StatusExt;
+    let server = TestServer::start(&["--max-message-bytes", "1024"]);
+    let mut client = server.swap_client().await;
+    // The request is tiny; a 40x40 board in the response is about 1.6 KB.
+    let status = within(
+        "GenerateBoard 40x40",
+        STEP,
+        client.generate_board(SwapGenerateBoardRequest {
+            width: 40,
+            height: 40,
+            colors: 5,
+            seed: 3,
+            min_moves: Some(1),
+        }),
+    )
+    .await
+    .expect_err("a 40x40 board does not fit in 1024 bytes");
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert_eq!(
+        status.get_details_error_info().map(|info| info.reason),
+        Some("RESPONSE_TOO_LARGE".to_owned())
+    );
+    assert!(status.message().contains("1024"), "{}", status.message());
+    // The connection still serves.
+    let small = validate(&mut client, spec_example()).await.expect("small");
+    assert_eq!(small.verdict(), SwapVerdict::Ok);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn request_over_max_message_bytes_is_resource_exhausted() {
     let server = TestServer::start(&["--max-message-bytes", "1024"]);
     let mut client = server.swap_client().await;

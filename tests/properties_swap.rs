@@ -1430,6 +1430,7 @@ proptest! {
         let validate = rpc::validate_swap(proto::ValidateSwapRequest { board: board.clone(), swap });
         let resolve = rpc::resolve_cascade(proto::ResolveCascadeRequest {
             board: board.clone(), swap, colors, seed, refill, auto_shuffle, max_steps,
+            include_step_boards: true,
         });
         let dead = rpc::check_dead_state(proto::SwapCheckDeadStateRequest { board: board.clone() });
         let shuffled = rpc::shuffle(proto::ShuffleRequest { board: board.clone(), seed });

@@ -75,7 +75,12 @@ fn resolve_random(
     }
 }
 
-async fn resolve(client: &mut Client, request: ResolveCascadeRequest) -> ResolveCascadeResponse {
+/// ResolveCascade with every step's board included (the checks below replay them).
+async fn resolve(
+    client: &mut Client,
+    mut request: ResolveCascadeRequest,
+) -> ResolveCascadeResponse {
+    request.include_step_boards = true;
     client
         .resolve_cascade(request)
         .await

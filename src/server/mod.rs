@@ -24,7 +24,7 @@ use observe::{LATENCY_BUCKETS, ObserveLayer};
 
 use crate::proto::collapse_puzzle_server::CollapsePuzzleServer;
 use crate::proto::swap_puzzle_server::SwapPuzzleServer;
-use crate::transport::{CollapseService, SwapService};
+use crate::transport::{CollapseService, ServiceLimits, SwapService};
 
 /// Health entries this server reports, besides the overall `""` entry.
 pub const SERVICE_NAMES: &[&str] = &["matchgrid.v1.SwapPuzzle", "matchgrid.v1.CollapsePuzzle"];
@@ -143,8 +143,12 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         .map_err(|e| format!("reflection: {e}"))?;
 
     let limit = config.max_message_bytes as usize;
-    let swap = with_codec_settings!(SwapPuzzleServer::new(SwapService), limit);
-    let collapse = with_codec_settings!(CollapsePuzzleServer::new(CollapseService), limit);
+    let limits = ServiceLimits {
+        max_response_bytes: limit,
+    };
+    let swap = with_codec_settings!(SwapPuzzleServer::new(SwapService { limits }), limit);
+    let collapse =
+        with_codec_settings!(CollapsePuzzleServer::new(CollapseService { limits }), limit);
 
     let listener = TcpListener::bind(config.listen)
         .await

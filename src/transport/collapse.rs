@@ -2,7 +2,7 @@
 
 use tonic::{Request, Response, Status};
 
-use super::{run_engine, work_cells};
+use super::{Placement, ServiceLimits, run_engine};
 
 use super::convert::{board_from_proto, position_from_proto, required, scoring_from_proto};
 use crate::engine::{self, EngineError, SettledBoard};
@@ -10,7 +10,10 @@ use crate::proto::{self, collapse_puzzle_server::CollapsePuzzle};
 
 /// The stateless CollapsePuzzle service.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct CollapseService;
+pub struct CollapseService {
+    /// Response size limit.
+    pub limits: ServiceLimits,
+}
 
 fn settled_board(board: Option<proto::Board>) -> Result<SettledBoard, EngineError> {
     SettledBoard::try_from(board_from_proto(board)?)
@@ -86,31 +89,27 @@ impl CollapsePuzzle for CollapseService {
         request: Request<proto::CollapseGenerateBoardRequest>,
     ) -> Result<Response<proto::CollapseGenerateBoardResponse>, Status> {
         let request = request.into_inner();
-        let cells = work_cells(request.width, request.height);
-        run_engine(cells, request, generate_board).await
+        let placement = Placement::by_size(request.width, request.height);
+        run_engine(self.limits, placement, request, generate_board).await
     }
 
     async fn tap(
         &self,
         request: Request<proto::TapRequest>,
     ) -> Result<Response<proto::TapResponse>, Status> {
-        let request = request.into_inner();
-        let cells = request
-            .board
-            .as_ref()
-            .map_or(0, |b| work_cells(b.width, b.height));
-        run_engine(cells, request, tap).await
+        run_engine(self.limits, Placement::Inline, request.into_inner(), tap).await
     }
 
     async fn check_dead_state(
         &self,
         request: Request<proto::CollapseCheckDeadStateRequest>,
     ) -> Result<Response<proto::CollapseCheckDeadStateResponse>, Status> {
-        let request = request.into_inner();
-        let cells = request
-            .board
-            .as_ref()
-            .map_or(0, |b| work_cells(b.width, b.height));
-        run_engine(cells, request, check_dead_state).await
+        run_engine(
+            self.limits,
+            Placement::Inline,
+            request.into_inner(),
+            check_dead_state,
+        )
+        .await
     }
 }

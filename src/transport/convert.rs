@@ -107,16 +107,15 @@ impl From<engine::Spawn> for proto::Spawn {
     }
 }
 
-impl From<engine::CascadeStep> for proto::CascadeStep {
-    fn from(step: engine::CascadeStep) -> Self {
-        Self {
-            index: step.index,
-            groups: step.groups.into_iter().map(Into::into).collect(),
-            falls: step.falls.into_iter().map(Into::into).collect(),
-            spawns: step.spawns.into_iter().map(Into::into).collect(),
-            score: step.score,
-            board: Some((&step.board).into()),
-        }
+/// A cascade step on the wire; its board only when `include_board`.
+pub fn cascade_step_to_proto(step: engine::CascadeStep, include_board: bool) -> proto::CascadeStep {
+    proto::CascadeStep {
+        index: step.index,
+        groups: step.groups.into_iter().map(Into::into).collect(),
+        falls: step.falls.into_iter().map(Into::into).collect(),
+        spawns: step.spawns.into_iter().map(Into::into).collect(),
+        score: step.score,
+        board: include_board.then(|| (&step.board).into()),
     }
 }
 

@@ -17,54 +17,101 @@ use tonic::{Response, Status};
 
 use crate::engine::EngineError;
 
-/// Requests whose board has at most this many cells run on the async worker: they take
-/// microseconds. Larger ones (up to 64x64, where generation, shuffle or a long cascade can take
-/// tens or hundreds of milliseconds) run on tokio's blocking pool, so they cannot stall health
-/// checks or other calls.
+/// Boards of at most this many cells are resolved or generated on the async worker: that takes
+/// microseconds. Larger ones (up to 64x64, where a long cascade can take tens or hundreds of
+/// milliseconds) go to tokio's blocking pool, so they cannot stall health checks or other calls.
 pub const INLINE_CELL_LIMIT: u64 = 256;
 
-/// Large-board computations allowed at once: twice the CPUs this process may use. Further ones
-/// wait (within the request timeout), so a burst of 64x64 requests cannot oversubscribe the CPU
-/// even after their callers gave up.
-static LARGE_BOARD_SLOTS: LazyLock<Arc<Semaphore>> = LazyLock::new(|| {
+/// Where a handler's engine work runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Placement {
+    /// On the async worker: bounded, microsecond work (verdicts, dead-state checks, taps).
+    Inline,
+    /// On the blocking pool, holding one of [`LARGE_WORK_SLOTS`]: searches (swap generation,
+    /// shuffle) and anything on a board above [`INLINE_CELL_LIMIT`] cells.
+    Blocking,
+}
+
+impl Placement {
+    /// Inline up to [`INLINE_CELL_LIMIT`] cells, from raw (unvalidated) dimensions.
+    pub(crate) fn by_size(width: u32, height: u32) -> Self {
+        if u64::from(width) * u64::from(height) <= INLINE_CELL_LIMIT {
+            Self::Inline
+        } else {
+            Self::Blocking
+        }
+    }
+
+    /// [`Placement::by_size`] of a request's optional board.
+    pub(crate) fn by_board(board: Option<&crate::proto::Board>) -> Self {
+        board.map_or(Self::Inline, |b| Self::by_size(b.width, b.height))
+    }
+}
+
+/// Limits shared by both services.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServiceLimits {
+    /// Largest encoded response, in bytes; a larger one is RESOURCE_EXHAUSTED before it is
+    /// built on the wire (the same value as the server's message size limit).
+    pub max_response_bytes: usize,
+}
+
+impl Default for ServiceLimits {
+    fn default() -> Self {
+        Self {
+            max_response_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// Blocking-pool computations allowed at once: twice the CPUs this process may use. Further
+/// ones wait (within the request timeout), so a burst of heavy requests cannot oversubscribe the
+/// CPU, even after their callers gave up.
+static LARGE_WORK_SLOTS: LazyLock<Arc<Semaphore>> = LazyLock::new(|| {
     let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     Arc::new(Semaphore::new(2 * cpus))
 });
 
-/// The cell count a request's work scales with, from raw (unvalidated) dimensions.
-pub(crate) fn work_cells(width: u32, height: u32) -> u64 {
-    u64::from(width) * u64::from(height)
-}
-
-/// Runs `handler` inline or on the blocking pool (see [`INLINE_CELL_LIMIT`]) and maps its error
-/// through the one [`EngineError`] to `Status` mapping. A panic on the blocking pool is INTERNAL.
+/// Runs `handler` where `placement` says, maps its error through the one [`EngineError`] to
+/// `Status` mapping, and refuses a response over `limits.max_response_bytes`. A panic on the
+/// blocking pool is INTERNAL.
 pub(crate) async fn run_engine<Req, Resp>(
-    cells: u64,
+    limits: ServiceLimits,
+    placement: Placement,
     request: Req,
     handler: fn(Req) -> Result<Resp, EngineError>,
 ) -> Result<Response<Resp>, Status>
 where
     Req: Send + 'static,
-    Resp: Send + 'static,
+    Resp: prost::Message + Send + 'static,
 {
-    let result = if cells <= INLINE_CELL_LIMIT {
-        handler(request)
-    } else {
-        // The permit moves into the task, so work abandoned by a timed-out or cancelled call
-        // still counts until it really ends.
-        let permit = Arc::clone(&LARGE_BOARD_SLOTS)
-            .acquire_owned()
+    let result = match placement {
+        Placement::Inline => handler(request),
+        Placement::Blocking => {
+            // The permit moves into the task, so work abandoned by a timed-out or cancelled
+            // call still counts until it really ends.
+            let permit = Arc::clone(&LARGE_WORK_SLOTS)
+                .acquire_owned()
+                .await
+                .map_err(|_| Status::unavailable("server is shutting down"))?;
+            tokio::task::spawn_blocking(move || {
+                let _permit = permit;
+                handler(request)
+            })
             .await
-            .map_err(|_| Status::unavailable("server is shutting down"))?;
-        tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            handler(request)
-        })
-        .await
-        .map_err(|join_error| {
-            tracing::error!(%join_error, "engine task failed");
-            Status::internal("internal error: the request handler panicked")
-        })?
+            .map_err(|join_error| {
+                tracing::error!(%join_error, "engine task failed");
+                status::handler_panicked()
+            })?
+        }
     };
-    result.map(Response::new).map_err(Status::from)
+    let response = result.map_err(Status::from)?;
+    let length = response.encoded_len();
+    if length > limits.max_response_bytes {
+        return Err(status::response_too_large(
+            length,
+            limits.max_response_bytes,
+        ));
+    }
+    Ok(Response::new(response))
 }

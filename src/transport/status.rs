@@ -60,6 +60,35 @@ fn failed_precondition(
     Status::with_error_details(Code::FailedPrecondition, message, details)
 }
 
+/// A response that would exceed the message size limit (RESOURCE_EXHAUSTED, reason
+/// `RESPONSE_TOO_LARGE`), refused before it is encoded.
+pub fn response_too_large(length: usize, limit: usize) -> Status {
+    let mut details = ErrorDetails::with_quota_failure_violation(
+        "max_message_bytes",
+        format!("the response would be {length} bytes; the limit is {limit}"),
+    );
+    details.set_error_info("RESPONSE_TOO_LARGE", ERROR_DOMAIN, HashMap::new());
+    Status::with_error_details(
+        Code::ResourceExhausted,
+        format!(
+            "response would be {length} bytes, over the server's {limit}-byte message limit; \
+             ask for less (e.g. a lower max_steps, or no per-step boards)"
+        ),
+        details,
+    )
+}
+
+/// A request handler panicked (INTERNAL, reason `HANDLER_PANICKED`): a bug, never a dropped
+/// connection.
+pub fn handler_panicked() -> Status {
+    let details = ErrorDetails::with_error_info("HANDLER_PANICKED", ERROR_DOMAIN, HashMap::new());
+    Status::with_error_details(
+        Code::Internal,
+        "internal error: the request handler panicked",
+        details,
+    )
+}
+
 impl From<EngineError> for Status {
     fn from(error: EngineError) -> Self {
         let message = error.to_string();

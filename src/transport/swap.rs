@@ -2,9 +2,9 @@
 
 use tonic::{Request, Response, Status};
 
-use super::{run_engine, work_cells};
+use super::{Placement, ServiceLimits, run_engine};
 
-use super::convert::{board_from_proto, swap_from_proto, unknown_enum};
+use super::convert::{board_from_proto, cascade_step_to_proto, swap_from_proto, unknown_enum};
 use crate::engine::{self, CascadeOptions, EngineError, Refill, StableBoard};
 use crate::proto::{self, swap_puzzle_server::SwapPuzzle};
 
@@ -15,7 +15,10 @@ pub const MAX_MAX_STEPS: u32 = 1_000;
 
 /// The stateless SwapPuzzle service.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct SwapService;
+pub struct SwapService {
+    /// Response size limit.
+    pub limits: ServiceLimits,
+}
 
 fn stable_board(board: Option<proto::Board>) -> Result<StableBoard, EngineError> {
     StableBoard::try_from(board_from_proto(board)?)
@@ -92,6 +95,7 @@ pub fn resolve_cascade(
     request: proto::ResolveCascadeRequest,
 ) -> Result<proto::ResolveCascadeResponse, EngineError> {
     let options = cascade_options(&request)?;
+    let include_step_boards = request.include_step_boards;
     let mut rng = engine::rng_from_seed(request.seed);
     let outcome = match request.swap {
         Some(swap) => {
@@ -103,7 +107,11 @@ pub fn resolve_cascade(
         None => engine::resolve_board(board_from_proto(request.board)?, options, &mut rng)?,
     };
     Ok(proto::ResolveCascadeResponse {
-        steps: outcome.steps.into_iter().map(Into::into).collect(),
+        steps: outcome
+            .steps
+            .into_iter()
+            .map(|step| cascade_step_to_proto(step, include_step_boards))
+            .collect(),
         board: Some((&outcome.board).into()),
         total_score: outcome.total_score,
         shuffled: outcome.board_before_shuffle.is_some(),
@@ -146,21 +154,27 @@ impl SwapPuzzle for SwapService {
         &self,
         request: Request<proto::SwapGenerateBoardRequest>,
     ) -> Result<Response<proto::SwapGenerateBoardResponse>, Status> {
-        let request = request.into_inner();
-        let cells = work_cells(request.width, request.height);
-        run_engine(cells, request, generate_board).await
+        // A bounded search: milliseconds when min_moves is out of reach.
+        run_engine(
+            self.limits,
+            Placement::Blocking,
+            request.into_inner(),
+            generate_board,
+        )
+        .await
     }
 
     async fn validate_swap(
         &self,
         request: Request<proto::ValidateSwapRequest>,
     ) -> Result<Response<proto::ValidateSwapResponse>, Status> {
-        let request = request.into_inner();
-        let cells = request
-            .board
-            .as_ref()
-            .map_or(0, |b| work_cells(b.width, b.height));
-        run_engine(cells, request, validate_swap).await
+        run_engine(
+            self.limits,
+            Placement::Inline,
+            request.into_inner(),
+            validate_swap,
+        )
+        .await
     }
 
     async fn resolve_cascade(
@@ -168,34 +182,34 @@ impl SwapPuzzle for SwapService {
         request: Request<proto::ResolveCascadeRequest>,
     ) -> Result<Response<proto::ResolveCascadeResponse>, Status> {
         let request = request.into_inner();
-        let cells = request
-            .board
-            .as_ref()
-            .map_or(0, |b| work_cells(b.width, b.height));
-        run_engine(cells, request, resolve_cascade).await
+        let placement = Placement::by_board(request.board.as_ref());
+        run_engine(self.limits, placement, request, resolve_cascade).await
     }
 
     async fn check_dead_state(
         &self,
         request: Request<proto::SwapCheckDeadStateRequest>,
     ) -> Result<Response<proto::SwapCheckDeadStateResponse>, Status> {
-        let request = request.into_inner();
-        let cells = request
-            .board
-            .as_ref()
-            .map_or(0, |b| work_cells(b.width, b.height));
-        run_engine(cells, request, check_dead_state).await
+        run_engine(
+            self.limits,
+            Placement::Inline,
+            request.into_inner(),
+            check_dead_state,
+        )
+        .await
     }
 
     async fn shuffle(
         &self,
         request: Request<proto::ShuffleRequest>,
     ) -> Result<Response<proto::ShuffleResponse>, Status> {
-        let request = request.into_inner();
-        let cells = request
-            .board
-            .as_ref()
-            .map_or(0, |b| work_cells(b.width, b.height));
-        run_engine(cells, request, shuffle).await
+        // A bounded search: milliseconds for dense tile sets.
+        run_engine(
+            self.limits,
+            Placement::Blocking,
+            request.into_inner(),
+            shuffle,
+        )
+        .await
     }
 }
