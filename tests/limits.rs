@@ -13,6 +13,8 @@ use ops_support::{STEP, parse_metrics, scrape, slow_request, value, wait_for_in_
 use tonic::codec::CompressionEncoding;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
 
 const VALIDATE: &str = "/matchgrid.v1.SwapPuzzle/ValidateSwap";
 
@@ -181,6 +183,18 @@ async fn requests_beyond_the_concurrency_limit_are_shed_with_resource_exhausted(
         if !wait_for_in_flight(server.metrics_addr, 1.0, STEP).await {
             panic!("the slow call never showed up in matchgrid_requests_in_flight");
         }
+        // Health checks skip the limit: an overloaded server still answers its probes.
+        let mut health = HealthClient::new(channel.clone());
+        let check = within(
+            "health check while the only slot is taken",
+            STEP,
+            health.check(HealthCheckRequest {
+                service: String::new(),
+            }),
+        )
+        .await
+        .expect("health checks are never shed");
+        assert_eq!(check.into_inner().status(), ServingStatus::Serving);
         let fast = (0..8).map(|_| {
             let mut client = SwapPuzzleClient::new(channel.clone());
             async move { validate(&mut client, spec_example()).await }

@@ -7,6 +7,7 @@
 //! Watch streams or idle connections open.
 
 pub mod config;
+pub mod exempt;
 pub mod observe;
 
 use std::net::SocketAddr;
@@ -20,6 +21,7 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
 pub use config::{LogFormat, ServeConfig};
+use exempt::ExemptLayer;
 use observe::{LATENCY_BUCKETS, ObserveLayer};
 
 use crate::proto::collapse_puzzle_server::CollapsePuzzleServer;
@@ -28,6 +30,10 @@ use crate::transport::{CollapseService, ServiceLimits, SwapService};
 
 /// Health entries this server reports, besides the overall `""` entry.
 pub const SERVICE_NAMES: &[&str] = &["matchgrid.v1.SwapPuzzle", "matchgrid.v1.CollapsePuzzle"];
+
+/// Paths that skip the concurrency limit, shedding and timeout: health checks must answer
+/// truthfully under overload, and Watch streams are long-lived by design.
+const HEALTH_PATHS: &[&str] = &["/grpc.health.v1.Health/"];
 
 /// HTTP/2 keepalive ping interval and timeout.
 const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(30);
@@ -156,16 +162,19 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
     let local: SocketAddr = listener.local_addr().map_err(|e| e.to_string())?;
     let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
 
-    let layers = tower::ServiceBuilder::new()
-        .layer(ObserveLayer {
-            request_timeout: config.request_timeout,
-            concurrency_limit: config.concurrency_limit,
-        })
+    let limits = tower::ServiceBuilder::new()
         .layer(tower::timeout::TimeoutLayer::new(config.request_timeout))
         .load_shed()
         .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
             config.concurrency_limit as usize,
         ))
+        .into_inner();
+    let layers = tower::ServiceBuilder::new()
+        .layer(ObserveLayer {
+            request_timeout: config.request_timeout,
+            concurrency_limit: config.concurrency_limit,
+        })
+        .layer(ExemptLayer::new(limits, HEALTH_PATHS))
         .into_inner();
 
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
