@@ -225,6 +225,11 @@ async fn requests_beyond_the_concurrency_limit_are_shed_with_resource_exhausted(
                         status.message().contains("concurrency limit of 1"),
                         "the message should say why: {status:?}"
                     );
+                    assert_eq!(
+                        tonic_types::StatusExt::get_details_error_info(&status)
+                            .map(|info| info.reason),
+                        Some("OVERLOADED".to_owned())
+                    );
                     shed += 1;
                 }
             }

@@ -263,3 +263,27 @@ async fn compressed_requests_and_responses_are_accepted() {
         assert_eq!(tapped.move_score, 80, "{encoding:?}");
     }
 }
+
+/// A body that is not a valid protobuf message for the method is a malformed request:
+/// INVALID_ARGUMENT (SPEC section 4), not tonic's default INTERNAL. Here a `Position` (field 1
+/// a varint) goes to ValidateSwap, whose field 1 is the `board` message.
+#[tokio::test]
+async fn undecodable_request_body_is_invalid_argument() {
+    let server = TestServer::start(&[]);
+    let mut grpc = tonic::client::Grpc::new(server.channel().await);
+    within("ready", STEP, grpc.ready()).await.expect("ready");
+    let codec = tonic_prost::ProstCodec::<
+        matchgrid::proto::Position,
+        matchgrid::proto::ValidateSwapResponse,
+    >::default();
+    let path = http::uri::PathAndQuery::from_static("/matchgrid.v1.SwapPuzzle/ValidateSwap");
+    let status = within(
+        "undecodable call",
+        STEP,
+        grpc.unary(tonic::Request::new(pos(5, 0)), path, codec),
+    )
+    .await
+    .expect_err("an undecodable body is refused");
+    assert_eq!(status.code(), tonic::Code::InvalidArgument, "{status:?}");
+    assert!(status.message().contains("failed to decode"), "{status:?}");
+}

@@ -111,22 +111,41 @@ fn header_code<B>(response: &http::Response<B>) -> Code {
         .map_or(Code::Ok, Code::from_i32)
 }
 
-/// tonic answers a message over the configured size limit with OUT_OF_RANGE; our contract
-/// (SPEC section 4) says a request over a configured limit is RESOURCE_EXHAUSTED. No matchgrid
-/// handler returns OUT_OF_RANGE, so the rewrite is exact.
-fn remap_size_limit<B>(response: &mut http::Response<B>) {
-    let too_large = response
+/// The response's `grpc-message`, percent-decoded as the gRPC wire format requires.
+fn grpc_message<B>(response: &http::Response<B>) -> String {
+    response
         .headers()
         .get("grpc-message")
-        .and_then(|v| v.to_str().ok())
-        // grpc-message is percent-encoded on the wire.
-        .is_some_and(|m| m.replace("%20", " ").contains("message length too large"));
-    if header_code(response) == Code::OutOfRange && too_large {
-        response.headers_mut().insert(
-            "grpc-status",
-            http::HeaderValue::from(Code::ResourceExhausted as i32),
-        );
+        .map(|v| {
+            percent_encoding::percent_decode(v.as_bytes())
+                .decode_utf8_lossy()
+                .into_owned()
+        })
+        .unwrap_or_default()
+}
+
+/// Brings tonic's own codec errors in line with SPEC section 4 (no matchgrid handler returns
+/// either of these codes, so the rewrite is exact):
+/// - a message over the configured size limit is OUT_OF_RANGE in tonic, RESOURCE_EXHAUSTED here
+///   ("a request exceeds a configured limit");
+/// - a body that is not a valid protobuf message is INTERNAL in tonic (following gRPC's library
+///   convention), INVALID_ARGUMENT here ("malformed request"; INTERNAL is kept for our bugs).
+fn remap_codec_errors<B>(response: &mut http::Response<B>) {
+    let code = header_code(response);
+    if code != Code::OutOfRange && code != Code::Internal {
+        return;
     }
+    let message = grpc_message(response);
+    let remapped = match code {
+        Code::OutOfRange if message.contains("message length too large") => Code::ResourceExhausted,
+        Code::Internal if message.starts_with("failed to decode Protobuf message") => {
+            Code::InvalidArgument
+        }
+        _ => return,
+    };
+    response
+        .headers_mut()
+        .insert("grpc-status", http::HeaderValue::from(remapped as i32));
 }
 
 impl<S, B, RB> Service<http::Request<B>> for Observe<S>
@@ -165,14 +184,13 @@ where
                 };
                 let response = match outcome {
                     Ok(Ok(mut response)) => {
-                        remap_size_limit(&mut response);
+                        remap_codec_errors(&mut response);
                         response
                     }
                     Ok(Err(error)) => error_response(error.into(), settings),
                     Err(_panic) => {
                         tracing::error!("handler panicked; answered INTERNAL");
-                        Status::internal("internal error: the request handler panicked")
-                            .into_http()
+                        crate::transport::status::handler_panicked().into_http()
                     }
                 };
                 let code = header_code(&response);
@@ -198,17 +216,37 @@ fn error_response<RB: Default>(error: BoxError, settings: ObserveLayer) -> http:
     let status = if error.is::<tower::load_shed::error::Overloaded>() {
         metrics::counter!("matchgrid_requests_shed_total").increment(1);
         tracing::warn!("request shed at the concurrency limit");
-        Status::resource_exhausted(format!(
-            "server is at its concurrency limit of {} requests; retry with backoff",
-            settings.concurrency_limit
-        ))
+        with_reason(
+            Code::ResourceExhausted,
+            "OVERLOADED",
+            format!(
+                "server is at its concurrency limit of {} requests; retry with backoff",
+                settings.concurrency_limit
+            ),
+        )
     } else if error.is::<tower::timeout::error::Elapsed>() {
-        Status::deadline_exceeded(format!(
-            "request exceeded the server timeout of {:?}",
-            settings.request_timeout
-        ))
+        with_reason(
+            Code::DeadlineExceeded,
+            "SERVER_TIMEOUT",
+            format!(
+                "request exceeded the server timeout of {:?}",
+                settings.request_timeout
+            ),
+        )
     } else {
         Status::from_error(error)
     };
     status.into_http()
+}
+
+/// A status carrying `google.rpc.ErrorInfo{reason, domain: "matchgrid.v1"}` like every error
+/// matchgrid makes itself.
+fn with_reason(code: Code, reason: &str, message: String) -> Status {
+    use tonic_types::{ErrorDetails, StatusExt};
+    let details = ErrorDetails::with_error_info(
+        reason,
+        crate::transport::status::ERROR_DOMAIN,
+        std::collections::HashMap::new(),
+    );
+    Status::with_error_details(code, message, details)
 }
