@@ -83,6 +83,21 @@ fn bench_rpc(c: &mut Criterion) {
             )
         })
     });
+    // 64 calls in flight at once on one HTTP/2 connection: throughput rather than latency.
+    group.throughput(Throughput::Elements(64));
+    group.bench_function("swap_validate_9x9_64_concurrent", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                let calls = (0..64).map(|_| {
+                    let mut client = swap.clone();
+                    let request = validate.clone();
+                    async move { client.validate_swap(request).await.unwrap() }
+                });
+                black_box(futures_util::future::join_all(calls).await)
+            })
+        })
+    });
+    group.throughput(Throughput::Elements(1));
     let tap = TapRequest {
         board: Some(board("ABBC/ABBC")),
         position: Some(proto::Position { row: 0, col: 1 }),
