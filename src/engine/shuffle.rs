@@ -30,6 +30,12 @@ pub fn shuffle<R: Rng + ?Sized>(board: &Board, rng: &mut R) -> Result<StableBoar
     if width < 3 && height < 3 {
         return Err(EngineError::NoShuffleExists);
     }
+    if board.color_counts()[1..]
+        .iter()
+        .any(|&count| count > run_free_capacity(width, height))
+    {
+        return Err(EngineError::NoShuffleExists);
+    }
     let mut counts = [0u16; MAX_COLOR as usize + 1];
     for (color, &count) in board.color_counts().iter().enumerate() {
         counts[color] = count as u16; // at most 4096 cells
@@ -47,6 +53,13 @@ pub fn shuffle<R: Rng + ?Sized>(board: &Board, rng: &mut R) -> Result<StableBoar
         .map(|cells| StableBoard::new_unchecked(Board::from_engine_cells(width, height, cells)))
         .ok_or(EngineError::NoShuffleExists),
     }
+}
+
+/// An upper bound on how many cells of one colour a run-free `width x height` board can hold:
+/// a line of `n` cells holds at most `n - n / 3` of one colour without three in a row, so the
+/// board holds at most that many per row, and per column.
+fn run_free_capacity(width: usize, height: usize) -> usize {
+    (height * (width - width / 3)).min(width * (height - height / 3))
 }
 
 #[cfg(test)]
@@ -91,6 +104,20 @@ mod tests {
                 assert_eq!(shuffled.board().color_counts(), board.color_counts());
             }
         }
+    }
+
+    #[test]
+    fn run_free_capacity_is_two_thirds_of_each_line() {
+        assert_eq!(run_free_capacity(3, 1), 2);
+        assert_eq!(run_free_capacity(9, 9), 54);
+        assert_eq!(run_free_capacity(64, 64), 64 * 43);
+        assert_eq!(run_free_capacity(4, 1), 3);
+        // Over the bound: refused without a search.
+        let crowded = board_with_counts(9, 9, &[55, 26]);
+        assert_eq!(
+            shuffle(&crowded, &mut ChaCha8Rng::seed_from_u64(1)),
+            Err(EngineError::NoShuffleExists)
+        );
     }
 
     #[test]
