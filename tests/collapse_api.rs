@@ -6,7 +6,10 @@ mod common;
 
 use api_support as reference;
 use api_support::{Cell, Rule, cell};
-use common::{TestServer, bad_request_fields, board, pos, precondition_subjects, text};
+use common::{
+    TestServer, bad_request_fields, board, pos, precondition_subjects, precondition_violations,
+    text,
+};
 use matchgrid::proto::collapse_puzzle_client::CollapsePuzzleClient;
 use matchgrid::proto::{
     Board, CollapseCheckDeadStateRequest, CollapseCheckDeadStateResponse,
@@ -87,20 +90,6 @@ fn shifts_of(response: &TapResponse) -> Vec<(u32, u32)> {
         .iter()
         .map(|s| (s.from_col, s.to_col))
         .collect()
-}
-
-/// The (subject, description) pairs of a status's PreconditionFailure.
-fn precondition_violations(status: &tonic::Status) -> Vec<(String, String)> {
-    use tonic_types::StatusExt;
-    status
-        .get_details_precondition_failure()
-        .map(|p| {
-            p.violations
-                .into_iter()
-                .map(|v| (v.subject, v.description))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// Checks a Tap response against the reference tap of `at` on `before`.
@@ -849,40 +838,11 @@ async fn small_game_pinned_by_hand() {
     );
 }
 
-/// The 20 standard SameGame positions (SPEC section 5 data file), colour v there is v + 1 here.
-fn standard_positions() -> Vec<Board> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data/samegame-standard-20.txt"
-    );
-    let data = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let mut boards = Vec::new();
-    for block in data.split("\n\n").filter(|b| !b.trim().is_empty()) {
-        let rows: Vec<Vec<u32>> = block
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| {
-                l.split_whitespace()
-                    .map(|v| v.parse::<u32>().unwrap() + 1)
-                    .collect()
-            })
-            .collect();
-        assert_eq!(rows.len(), 15);
-        assert!(rows.iter().all(|r| r.len() == 15));
-        boards.push(Board {
-            width: 15,
-            height: 15,
-            cells: rows.concat(),
-        });
-    }
-    boards
-}
-
 #[tokio::test]
 async fn standard_samegame_positions_play_to_the_end() {
     let server = TestServer::start(&[]);
     let mut client = server.collapse_client().await;
-    let positions = standard_positions();
+    let positions = reference::standard_positions();
     assert_eq!(positions.len(), 20);
     for (i, start) in positions.iter().enumerate() {
         assert!(start.cells.iter().all(|&c| (1..=5).contains(&c)), "#{i}");

@@ -11,7 +11,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::{TestServer, bad_request_fields, board, pos, precondition_subjects, swap};
+use common::{
+    TestServer, bad_request_fields, board, pos, precondition_subjects, precondition_violations,
+    spec_swap_example, swap,
+};
 use matchgrid::proto::collapse_puzzle_client::CollapsePuzzleClient;
 use matchgrid::proto::swap_puzzle_client::SwapPuzzleClient;
 use matchgrid::proto::{
@@ -60,12 +63,15 @@ async fn start_proxy(target: SocketAddr) -> Proxy {
     }
 }
 
-async fn proxied_channel(proxy: &Proxy) -> Channel {
-    Channel::from_shared(format!("http://{}", proxy.addr))
+/// A counting proxy in front of `server`, and a channel to the server through it.
+async fn proxied(server: &TestServer) -> (Proxy, Channel) {
+    let proxy = start_proxy(server.addr).await;
+    let channel = Channel::from_shared(format!("http://{}", proxy.addr))
         .unwrap()
         .connect()
         .await
-        .expect("connect through proxy")
+        .expect("connect through proxy");
+    (proxy, channel)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -138,6 +144,30 @@ fn validate(b: Option<Board>) -> Call {
     Call::Validate(ValidateSwapRequest {
         board: b,
         swap: Some(swap((0, 0), (0, 1))),
+    })
+}
+
+/// ValidateSwap of `b` with `swap` as given (possibly missing, or missing one end).
+fn validate_with(b: &Board, swap: Option<matchgrid::proto::Swap>) -> Call {
+    Call::Validate(ValidateSwapRequest {
+        board: Some(b.clone()),
+        swap,
+    })
+}
+
+/// A swap without its `a` end.
+fn swap_without_a() -> Option<matchgrid::proto::Swap> {
+    Some(matchgrid::proto::Swap {
+        a: None,
+        b: Some(pos(0, 0)),
+    })
+}
+
+/// A swap without its `b` end.
+fn swap_without_b() -> Option<matchgrid::proto::Swap> {
+    Some(matchgrid::proto::Swap {
+        a: Some(pos(0, 0)),
+        b: None,
     })
 }
 
@@ -282,36 +312,17 @@ fn cases() -> Vec<Case> {
 
     let good = board("RRG/GGR");
     // Missing messages.
-    cases.push(invalid(
-        "ValidateSwap missing swap",
-        Call::Validate(ValidateSwapRequest {
-            board: Some(good.clone()),
-            swap: None,
-        }),
-        "swap",
-    ));
-    cases.push(invalid(
-        "ValidateSwap missing swap.a",
-        Call::Validate(ValidateSwapRequest {
-            board: Some(good.clone()),
-            swap: Some(matchgrid::proto::Swap {
-                a: None,
-                b: Some(pos(0, 0)),
-            }),
-        }),
-        "swap.a",
-    ));
-    cases.push(invalid(
-        "ValidateSwap missing swap.b",
-        Call::Validate(ValidateSwapRequest {
-            board: Some(good.clone()),
-            swap: Some(matchgrid::proto::Swap {
-                a: Some(pos(0, 0)),
-                b: None,
-            }),
-        }),
-        "swap.b",
-    ));
+    for (field, swap) in [
+        ("swap", None),
+        ("swap.a", swap_without_a()),
+        ("swap.b", swap_without_b()),
+    ] {
+        cases.push(invalid(
+            &format!("ValidateSwap missing {field}"),
+            validate_with(&good, swap),
+            field,
+        ));
+    }
     cases.push(invalid(
         "Tap missing position",
         Call::Tap(TapRequest {
@@ -325,10 +336,7 @@ fn cases() -> Vec<Case> {
     cases.push(invalid(
         "ResolveCascade missing swap.a",
         Call::Resolve(ResolveCascadeRequest {
-            swap: Some(matchgrid::proto::Swap {
-                a: None,
-                b: Some(pos(0, 0)),
-            }),
+            swap: swap_without_a(),
             ..resolve_none(Some(good.clone()), None)
         }),
         "swap.a",
@@ -652,25 +660,13 @@ fn precedence_cases() -> Vec<Case> {
     let mut cases = Vec::new();
     let unstable = board("RRR/GBG");
     let unsettled = board("A./.A");
-    cases.push(invalid(
-        "ValidateSwap unstable board and missing swap",
-        Call::Validate(ValidateSwapRequest {
-            board: Some(unstable.clone()),
-            swap: None,
-        }),
-        "swap",
-    ));
-    cases.push(invalid(
-        "ValidateSwap unstable board and missing swap.a",
-        Call::Validate(ValidateSwapRequest {
-            board: Some(unstable.clone()),
-            swap: Some(matchgrid::proto::Swap {
-                a: None,
-                b: Some(pos(0, 0)),
-            }),
-        }),
-        "swap.a",
-    ));
+    for (field, swap) in [("swap", None), ("swap.a", swap_without_a())] {
+        cases.push(invalid(
+            &format!("ValidateSwap unstable board and missing {field}"),
+            validate_with(&unstable, swap),
+            field,
+        ));
+    }
     cases.push(invalid(
         "ResolveCascade unstable board and off-board swap",
         Call::Resolve(resolve_none(Some(unstable.clone()), Some(((5, 5), (5, 6))))),
@@ -679,10 +675,7 @@ fn precedence_cases() -> Vec<Case> {
     cases.push(invalid(
         "ResolveCascade unstable board and missing swap.b",
         Call::Resolve(ResolveCascadeRequest {
-            swap: Some(matchgrid::proto::Swap {
-                a: Some(pos(0, 0)),
-                b: None,
-            }),
+            swap: swap_without_b(),
             ..resolve_none(Some(unstable.clone()), None)
         }),
         "swap.b",
@@ -781,16 +774,7 @@ fn judge(case: &Case, result: Result<(), Status>) -> Option<String> {
                 .ok_or(format!("subjects {got:?}"))
         }
         Expect::Verdict(subject, description) => {
-            use tonic_types::StatusExt;
-            let got: Vec<(String, String)> = status
-                .get_details_precondition_failure()
-                .map(|p| {
-                    p.violations
-                        .into_iter()
-                        .map(|v| (v.subject, v.description))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let got = precondition_violations(&status);
             (status.code() == Code::FailedPrecondition
                 && got == [(subject.clone(), description.clone())])
             .then_some(())
@@ -818,14 +802,33 @@ fn judge(case: &Case, result: Result<(), Status>) -> Option<String> {
     })
 }
 
-/// A valid request that must still be served on the same connection.
-async fn valid_request_still_served(channel: &Channel) {
+/// Sends the cases one after another on `channel`; returns the failures `judge` finds.
+async fn send_in_turn(channel: &Channel, cases: &[Case]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for case in cases {
+        let result = send(channel, case.call.clone()).await;
+        failures.extend(judge(case, result));
+    }
+    failures
+}
+
+/// Fails listing every failed case, when there are any.
+fn assert_no_failures(failures: &[String], total: usize) {
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        total,
+        failures.join("\n")
+    );
+}
+
+/// A valid request that must still be served on the same connection: answered, and the proxy
+/// saw no second connection.
+async fn valid_request_still_served(channel: &Channel, proxy: &Proxy) {
     let mut client = SwapPuzzleClient::new(channel.clone());
     let response = client
-        .validate_swap(ValidateSwapRequest {
-            board: Some(board("RRG/GGR")),
-            swap: Some(swap((0, 2), (1, 2))),
-        })
+        .validate_swap(spec_swap_example())
         .await
         .expect("valid request after the malformed ones")
         .into_inner();
@@ -837,41 +840,29 @@ async fn valid_request_still_served(channel: &Channel) {
         .expect("valid tap after the malformed ones")
         .into_inner();
     assert_eq!(response.move_score, 80);
+    assert_eq!(proxy.opened.load(Ordering::SeqCst), 1, "client reconnected");
 }
 
 #[tokio::test]
 async fn every_malformed_request_gets_its_code_and_field_on_one_connection() {
     let server = TestServer::start(&[]);
-    let proxy = start_proxy(server.addr).await;
-    let channel = proxied_channel(&proxy).await;
+    let (proxy, channel) = proxied(&server).await;
     let cases = cases();
     assert!(cases.len() > 150, "{} cases", cases.len());
-    let mut failures = Vec::new();
-    for case in &cases {
-        let result = send(&channel, case.call.clone()).await;
-        failures.extend(judge(case, result));
-    }
-    valid_request_still_served(&channel).await;
-    assert_eq!(proxy.opened.load(Ordering::SeqCst), 1, "client reconnected");
+    let failures = send_in_turn(&channel, &cases).await;
+    valid_request_still_served(&channel, &proxy).await;
     assert_eq!(
         proxy.closed.load(Ordering::SeqCst),
         0,
         "a connection closed"
     );
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, cases.len());
 }
 
 #[tokio::test]
 async fn malformed_requests_in_parallel_on_one_connection() {
     let server = TestServer::start(&[]);
-    let proxy = start_proxy(server.addr).await;
-    let channel = proxied_channel(&proxy).await;
+    let (proxy, channel) = proxied(&server).await;
     let cases = cases();
     let results =
         futures_util::future::join_all(cases.iter().map(|case| send(&channel, case.call.clone())))
@@ -881,42 +872,23 @@ async fn malformed_requests_in_parallel_on_one_connection() {
         .zip(results)
         .filter_map(|(case, result)| judge(case, result))
         .collect();
-    valid_request_still_served(&channel).await;
-    assert_eq!(proxy.opened.load(Ordering::SeqCst), 1, "client reconnected");
+    valid_request_still_served(&channel, &proxy).await;
     assert_eq!(
         proxy.closed.load(Ordering::SeqCst),
         0,
         "a connection closed"
     );
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, cases.len());
 }
 
 #[tokio::test]
 async fn malformed_fields_win_over_an_unstable_or_unsettled_board() {
     let server = TestServer::start(&[]);
-    let proxy = start_proxy(server.addr).await;
-    let channel = proxied_channel(&proxy).await;
+    let (proxy, channel) = proxied(&server).await;
     let cases = precedence_cases();
-    let mut failures = Vec::new();
-    for case in &cases {
-        let result = send(&channel, case.call.clone()).await;
-        failures.extend(judge(case, result));
-    }
-    valid_request_still_served(&channel).await;
-    assert_eq!(proxy.opened.load(Ordering::SeqCst), 1, "client reconnected");
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+    let failures = send_in_turn(&channel, &cases).await;
+    valid_request_still_served(&channel, &proxy).await;
+    assert_no_failures(&failures, cases.len());
 }
 
 #[tokio::test]

@@ -5,10 +5,11 @@ mod ops_support;
 
 use std::time::{Duration, Instant};
 
-use common::{TestServer, board, swap};
-use matchgrid::proto::{SwapVerdict, ValidateSwapRequest};
+use common::{TestServer, spec_swap_example};
+use matchgrid::proto::SwapVerdict;
 use ops_support::{
-    STEP, drain_log, find_line, send_signal, slow_request, wait_exit, wait_for_in_flight, within,
+    STEP, drain_log, find_line, send_signal, slow_request, validate, wait_exit, wait_for_in_flight,
+    within,
 };
 use tonic::Code;
 use tonic::codec::Streaming;
@@ -128,16 +129,9 @@ async fn every_health_entry_is_serving_once_started() {
     );
     // The entries stay SERVING while the server runs and answers calls.
     let mut swap_client = server.swap_client().await;
-    within(
-        "ValidateSwap",
-        STEP,
-        swap_client.validate_swap(ValidateSwapRequest {
-            board: Some(board("RRG/GGR")),
-            swap: Some(swap((0, 2), (1, 2))),
-        }),
-    )
-    .await
-    .expect("ValidateSwap while serving");
+    validate(&mut swap_client, spec_swap_example())
+        .await
+        .expect("ValidateSwap while serving");
     for service in ENTRIES {
         assert_eq!(
             check(&mut health, service).await,
@@ -208,17 +202,9 @@ async fn sigint_also_turns_health_not_serving_and_exits() {
 async fn sigterm_with_only_idle_connections_exits_promptly_and_cleanly() {
     let mut server = TestServer::start(&["--shutdown-grace", "60s"]);
     let mut client = server.swap_client().await;
-    let response = within(
-        "ValidateSwap",
-        STEP,
-        client.validate_swap(ValidateSwapRequest {
-            board: Some(board("RRG/GGR")),
-            swap: Some(swap((0, 2), (1, 2))),
-        }),
-    )
-    .await
-    .expect("ValidateSwap")
-    .into_inner();
+    let response = validate(&mut client, spec_swap_example())
+        .await
+        .expect("ValidateSwap");
     assert_eq!(response.verdict(), SwapVerdict::Ok);
 
     // `client` keeps its connection open, idle.

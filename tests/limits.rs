@@ -4,15 +4,14 @@
 mod common;
 mod ops_support;
 
-use common::{TestServer, board, swap};
+use common::{TestServer, spec_swap_example, swap};
 use matchgrid::proto::swap_puzzle_client::SwapPuzzleClient;
-use matchgrid::proto::{
-    Board, SwapGenerateBoardRequest, SwapVerdict, ValidateSwapRequest, ValidateSwapResponse,
+use matchgrid::proto::{Board, SwapGenerateBoardRequest, SwapVerdict, ValidateSwapRequest};
+use ops_support::{
+    STEP, parse_metrics, scrape, slow_request, validate, value, wait_for_in_flight, within,
 };
-use ops_support::{STEP, parse_metrics, scrape, slow_request, value, wait_for_in_flight, within};
+use tonic::Code;
 use tonic::codec::CompressionEncoding;
-use tonic::transport::Channel;
-use tonic::{Code, Status};
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
 
@@ -32,22 +31,6 @@ fn big_board() -> Board {
     }
 }
 
-fn spec_example() -> ValidateSwapRequest {
-    ValidateSwapRequest {
-        board: Some(board("RRG/GGR")),
-        swap: Some(swap((0, 2), (1, 2))),
-    }
-}
-
-async fn validate(
-    client: &mut SwapPuzzleClient<Channel>,
-    request: ValidateSwapRequest,
-) -> Result<ValidateSwapResponse, Status> {
-    within("ValidateSwap", STEP, client.validate_swap(request))
-        .await
-        .map(tonic::Response::into_inner)
-}
-
 /// A 64x64 ValidateSwap request: about 4.1 KB encoded.
 fn oversized_request() -> ValidateSwapRequest {
     ValidateSwapRequest {
@@ -60,7 +43,9 @@ fn oversized_request() -> ValidateSwapRequest {
 async fn requests_under_max_message_bytes_are_served() {
     let server = TestServer::start(&["--max-message-bytes", "1024"]);
     let mut client = server.swap_client().await;
-    let small = validate(&mut client, spec_example()).await.expect("small");
+    let small = validate(&mut client, spec_swap_example())
+        .await
+        .expect("small");
     assert_eq!(small.verdict(), SwapVerdict::Ok);
     // A 30x30 board is about 910 bytes: response and request both fit in 1024.
     let generated = within(
@@ -115,7 +100,9 @@ async fn response_over_max_message_bytes_is_resource_exhausted_before_encoding()
     );
     assert!(status.message().contains("1024"), "{}", status.message());
     // The connection still serves.
-    let small = validate(&mut client, spec_example()).await.expect("small");
+    let small = validate(&mut client, spec_swap_example())
+        .await
+        .expect("small");
     assert_eq!(small.verdict(), SwapVerdict::Ok);
 }
 
@@ -134,7 +121,9 @@ async fn request_over_max_message_bytes_is_resource_exhausted() {
     assert!(status.message().contains("1024"), "{status:?}");
 
     // The connection stays usable, and the metrics count the code the client saw.
-    let again = validate(&mut client, spec_example()).await.expect("after");
+    let again = validate(&mut client, spec_swap_example())
+        .await
+        .expect("after");
     assert_eq!(again.verdict(), SwapVerdict::Ok);
     let metrics = parse_metrics(&scrape(server.metrics_addr).await);
     let counted = |code: &str| {
@@ -164,7 +153,9 @@ async fn compressed_request_inflating_over_max_message_bytes_is_resource_exhaust
             Code::ResourceExhausted,
             "{encoding:?}: {status:?}"
         );
-        let small = validate(&mut client, spec_example()).await.expect("small");
+        let small = validate(&mut client, spec_swap_example())
+            .await
+            .expect("small");
         assert_eq!(small.verdict(), SwapVerdict::Ok, "{encoding:?}");
     }
 }
@@ -197,7 +188,7 @@ async fn requests_beyond_the_concurrency_limit_are_shed_with_resource_exhausted(
         assert_eq!(check.into_inner().status(), ServingStatus::Serving);
         let fast = (0..8).map(|_| {
             let mut client = SwapPuzzleClient::new(channel.clone());
-            async move { validate(&mut client, spec_example()).await }
+            async move { validate(&mut client, spec_swap_example()).await }
         });
         let outcomes = futures_util::future::join_all(fast).await;
         let slow_status = within("slow call", STEP, slow)
@@ -242,7 +233,7 @@ async fn requests_beyond_the_concurrency_limit_are_shed_with_resource_exhausted(
 
     // Once the slow call is done the slot is free again.
     let mut client = SwapPuzzleClient::new(channel.clone());
-    validate(&mut client, spec_example())
+    validate(&mut client, spec_swap_example())
         .await
         .expect("a call after the overload");
 

@@ -5,9 +5,11 @@ mod ops_support;
 
 use std::time::Duration;
 
-use common::{TestServer, board, pos, swap};
-use matchgrid::proto::{ScoringRule, TapRequest, ValidateSwapRequest};
-use ops_support::{STEP, Sample, http_get, parse_metrics, samples, scrape, value, within};
+use common::{TestServer, board, spec_swap_example, spec_tap_example, swap};
+use matchgrid::proto::ValidateSwapRequest;
+use ops_support::{
+    STEP, Sample, http_get, parse_metrics, samples, scrape, validate, value, within,
+};
 use tonic::Code;
 use tonic::transport::Channel;
 use tonic_health::pb::HealthCheckRequest;
@@ -22,6 +24,14 @@ const BUCKETS: &[f64] = &[
     0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1,
     0.25, 0.5, 1.0, 2.5, 5.0,
 ];
+
+/// A ValidateSwap on a board that already has a run: FAILED_PRECONDITION.
+fn unstable_request() -> ValidateSwapRequest {
+    ValidateSwapRequest {
+        board: Some(board("RRR/GGB")),
+        swap: Some(swap((0, 0), (1, 0))),
+    }
+}
 
 /// Calls `path` with an empty message; the server knows no such method.
 async fn call_unknown(channel: Channel, path: &'static str) -> tonic::Status {
@@ -48,53 +58,29 @@ async fn call_unknown(channel: Channel, path: &'static str) -> tonic::Status {
 async fn make_calls(server: &TestServer) {
     let mut swap_client = server.swap_client().await;
     for _ in 0..3 {
-        within(
-            "ValidateSwap",
-            STEP,
-            swap_client.validate_swap(ValidateSwapRequest {
-                board: Some(board("RRG/GGR")),
-                swap: Some(swap((0, 2), (1, 2))),
-            }),
-        )
-        .await
-        .expect("ValidateSwap OK");
+        validate(&mut swap_client, spec_swap_example())
+            .await
+            .expect("ValidateSwap OK");
     }
-    let missing_swap = within(
-        "ValidateSwap",
-        STEP,
-        swap_client.validate_swap(ValidateSwapRequest {
-            board: Some(board("RRG/GGR")),
+    let missing_swap = validate(
+        &mut swap_client,
+        ValidateSwapRequest {
             swap: None,
-        }),
+            ..spec_swap_example()
+        },
     )
     .await
     .expect_err("missing swap");
     assert_eq!(missing_swap.code(), Code::InvalidArgument);
-    let unstable = within(
-        "ValidateSwap",
-        STEP,
-        swap_client.validate_swap(ValidateSwapRequest {
-            board: Some(board("RRR/GGB")),
-            swap: Some(swap((0, 0), (1, 0))),
-        }),
-    )
-    .await
-    .expect_err("unstable board");
+    let unstable = validate(&mut swap_client, unstable_request())
+        .await
+        .expect_err("unstable board");
     assert_eq!(unstable.code(), Code::FailedPrecondition);
 
     let mut collapse_client = server.collapse_client().await;
-    within(
-        "Tap",
-        STEP,
-        collapse_client.tap(TapRequest {
-            board: Some(board("ABBC/ABBC")),
-            position: Some(pos(0, 1)),
-            scoring: ScoringRule::Popstar.into(),
-            min_group: 2,
-        }),
-    )
-    .await
-    .expect("Tap OK");
+    within("Tap", STEP, collapse_client.tap(spec_tap_example()))
+        .await
+        .expect("Tap OK");
 
     let mut health = HealthClient::new(server.channel().await);
     within(
@@ -273,16 +259,9 @@ async fn shed_counter_is_exported_at_zero_after_ordinary_calls() {
 async fn each_rpc_logs_method_code_and_latency_at_debug_level() {
     let server = TestServer::start(&["--log-level", "matchgrid=debug"]);
     let mut client = server.swap_client().await;
-    within(
-        "ValidateSwap",
-        STEP,
-        client.validate_swap(ValidateSwapRequest {
-            board: Some(board("RRR/GGB")),
-            swap: Some(swap((0, 0), (1, 0))),
-        }),
-    )
-    .await
-    .expect_err("unstable board");
+    validate(&mut client, unstable_request())
+        .await
+        .expect_err("unstable board");
     let line = server.wait_for_log("rpc finished", Duration::from_secs(10));
     for needle in [VALIDATE, "FAILED_PRECONDITION", "latency_us="] {
         assert!(line.contains(needle), "{needle:?} not in {line:?}");

@@ -7,12 +7,12 @@
 //! often malformed requests to the transport functions, which must answer `Ok` or `Err` and
 //! never panic.
 
+mod model;
+
 use std::collections::VecDeque;
-use std::fmt;
 
 use matchgrid::engine::{
-    self, Board, BoardError, EngineError, Position, ScoringRule, SettledBoard, TapRejection,
-    Unsettled,
+    self, EngineError, Position, ScoringRule, SettledBoard, TapRejection, Unsettled,
 };
 use matchgrid::proto;
 use matchgrid::transport::collapse as rpc;
@@ -20,31 +20,14 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseResult;
 
-/// Proptest settings: `cases` cases (times `MATCHGRID_PROPTEST_SCALE`), no regression files (failures found here are kept as plain
-/// `#[test]` regressions instead), bounded shrinking.
-fn config(cases: u32) -> ProptestConfig {
-    // `MATCHGRID_PROPTEST_SCALE=n` multiplies every case count, for longer soak runs.
-    let scale = std::env::var("MATCHGRID_PROPTEST_SCALE")
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
-        .unwrap_or(1)
-        .max(1);
-    ProptestConfig {
-        cases: cases.saturating_mul(scale),
-        failure_persistence: None,
-        // Large failing inputs shrink slowly; report what was found within 30 s.
-        max_shrink_time: 30_000,
-        ..ProptestConfig::default()
-    }
-}
+use model::{
+    Fault, Grid, SplitMix, board_faults, check_faults, config, naive_gravity, raw_grid,
+    wild_wire_board,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Naive model
 // ---------------------------------------------------------------------------------------------
-
-/// Letters of the engine's text form (colour 1 is `R`), so a failing case prints as a board that
-/// `Board::parse` reads back.
-const LETTERS: &[u8; 16] = b"RGBYPOCWKMADEFHI";
 
 const RULES: [ScoringRule; 4] = [
     ScoringRule::PopStar,
@@ -53,89 +36,10 @@ const RULES: [ScoringRule; 4] = [
     ScoringRule::BubbleBreaker,
 ];
 
-/// A plain row-major grid: the test's own board model.
-#[derive(Clone, PartialEq, Eq)]
-struct Grid {
-    w: usize,
-    h: usize,
-    cells: Vec<u8>,
-}
-
-impl fmt::Debug for Grid {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Grid({}x{} \"", self.w, self.h)?;
-        for (i, &cell) in self.cells.iter().enumerate() {
-            if i > 0 && i % self.w == 0 {
-                f.write_str("/")?;
-            }
-            let ch = match cell {
-                0 => '.',
-                c if usize::from(c) <= LETTERS.len() => char::from(LETTERS[usize::from(c) - 1]),
-                _ => '?',
-            };
-            write!(f, "{ch}")?;
-        }
-        f.write_str("\")")
-    }
-}
-
+/// The collapse family's additions to the shared model.
 impl Grid {
-    fn new(w: usize, h: usize, cells: Vec<u8>) -> Self {
-        assert_eq!(cells.len(), w * h);
-        Self { w, h, cells }
-    }
-
-    fn of(board: &Board) -> Self {
-        Self::new(board.width(), board.height(), board.cells().to_vec())
-    }
-
-    fn parse(text: &str) -> Self {
-        Self::of(&Board::parse(text).unwrap())
-    }
-
-    fn of_wire(board: &proto::Board) -> Self {
-        Self::new(
-            board.width as usize,
-            board.height as usize,
-            board.cells.iter().map(|&c| c as u8).collect(),
-        )
-    }
-
-    fn board(&self) -> Board {
-        let cells: Vec<u32> = self.cells.iter().map(|&c| u32::from(c)).collect();
-        Board::from_raw(self.w as u32, self.h as u32, &cells).unwrap()
-    }
-
     fn settled(&self) -> SettledBoard {
         SettledBoard::try_from(self.board()).unwrap()
-    }
-
-    fn proto(&self) -> proto::Board {
-        proto::Board {
-            width: self.w as u32,
-            height: self.h as u32,
-            cells: self.cells.iter().map(|&c| u32::from(c)).collect(),
-        }
-    }
-
-    fn at(&self, r: usize, c: usize) -> u8 {
-        self.cells[r * self.w + c]
-    }
-
-    fn pos(&self, index: usize) -> Position {
-        Position::new((index / self.w) as u32, (index % self.w) as u32)
-    }
-
-    fn tiles(&self) -> usize {
-        self.cells.iter().filter(|&&c| c != 0).count()
-    }
-
-    fn color_counts(&self) -> [usize; 17] {
-        let mut counts = [0; 17];
-        for &c in &self.cells {
-            counts[usize::from(c)] += 1;
-        }
-        counts
     }
 
     fn column_empty(&self, c: usize) -> bool {
@@ -152,21 +56,7 @@ fn naive_component(g: &Grid, start: usize) -> Vec<usize> {
     let mut queue = VecDeque::from([start]);
     seen[start] = true;
     while let Some(i) = queue.pop_front() {
-        let (r, c) = (i / g.w, i % g.w);
-        let mut next = Vec::new();
-        if r > 0 {
-            next.push(i - g.w);
-        }
-        if r + 1 < g.h {
-            next.push(i + g.w);
-        }
-        if c > 0 {
-            next.push(i - 1);
-        }
-        if c + 1 < g.w {
-            next.push(i + 1);
-        }
-        for j in next {
+        for j in g.neighbours(i) {
             if !seen[j] && g.cells[j] == color {
                 seen[j] = true;
                 members.push(j);
@@ -197,29 +87,6 @@ fn naive_components(g: &Grid) -> Vec<(usize, u8, usize)> {
 
 fn naive_game_over(g: &Grid, min_group: usize) -> bool {
     naive_components(g).iter().all(|&(_, _, n)| n < min_group)
-}
-
-/// Gravity: each column's tiles, in order, packed to the bottom; also the moved tiles
-/// `(from, to)` ordered by `from` row-major.
-fn naive_gravity(g: &Grid) -> (Grid, Vec<(Position, Position)>) {
-    let mut out = Grid::new(g.w, g.h, vec![0; g.w * g.h]);
-    let mut falls = Vec::new();
-    for c in 0..g.w {
-        let tiles: Vec<usize> = (0..g.h).filter(|&r| g.at(r, c) != 0).collect();
-        let first_row = g.h - tiles.len();
-        for (k, &r) in tiles.iter().enumerate() {
-            let to = first_row + k;
-            out.cells[to * g.w + c] = g.at(r, c);
-            if to != r {
-                falls.push((
-                    Position::new(r as u32, c as u32),
-                    Position::new(to as u32, c as u32),
-                ));
-            }
-        }
-    }
-    falls.sort();
-    (out, falls)
 }
 
 /// Removes the empty columns, keeping the others in order; returns the moved columns
@@ -511,33 +378,6 @@ fn check_groups(g: &Grid, rule: ScoringRule, min_group: usize) -> TestCaseResult
 // ---------------------------------------------------------------------------------------------
 // Strategies
 // ---------------------------------------------------------------------------------------------
-
-/// Any well-formed grid, usually not settled: sides `1..=max_side`, colours
-/// `1..=max_colors`, each cell empty with probability `p`% (`p` drawn from
-/// `0..=max_empty_percent`).
-fn raw_grid(
-    max_side: usize,
-    max_colors: u8,
-    max_empty_percent: u32,
-) -> impl Strategy<Value = Grid> {
-    (
-        1..=max_side,
-        1..=max_side,
-        1..=max_colors,
-        0..=max_empty_percent,
-    )
-        .prop_flat_map(|(w, h, k, p)| {
-            vec((0u32..100, 1..=k), w * h).prop_map(move |v| {
-                Grid::new(
-                    w,
-                    h,
-                    v.into_iter()
-                        .map(|(roll, c)| if roll < p { 0 } else { c })
-                        .collect(),
-                )
-            })
-        })
-}
 
 /// A random grid settled by the test's helper.
 fn settled_grid(
@@ -833,22 +673,6 @@ proptest! {
 /// A raw wire board: sides 0..=70, a cell count sometimes off by a few, values up to 20; or a
 /// settled board; or missing.
 fn wire_board() -> impl Strategy<Value = Option<proto::Board>> {
-    let wild = (
-        0u32..=70,
-        0u32..=70,
-        prop_oneof![4 => 0u32..=16, 1 => 17u32..=20],
-        prop_oneof![6 => Just(0i64), 1 => -2i64..=2],
-    )
-        .prop_flat_map(|(w, h, max_cell, delta)| {
-            let len = (i64::from(w * h) + delta).max(0) as usize;
-            vec(0..=max_cell, len).prop_map(move |cells| {
-                Some(proto::Board {
-                    width: w,
-                    height: h,
-                    cells,
-                })
-            })
-        });
     let settled_big = (1u32..=70, 1u32..=70, 1u8..=4).prop_flat_map(|(w, h, k)| {
         vec(0..=k, (w * h) as usize).prop_map(move |cells| {
             let g = Grid::new(w as usize, h as usize, cells);
@@ -856,85 +680,16 @@ fn wire_board() -> impl Strategy<Value = Option<proto::Board>> {
             Some(proto::Board {
                 width: w,
                 height: h,
-                cells: g.cells.iter().map(|&c| u32::from(c)).collect(),
+                cells: g.cells_u32(),
             })
         })
     });
     prop_oneof![
         1 => Just(None),
-        4 => wild,
+        4 => wild_wire_board(),
         2 => settled_big,
         3 => settled_grid(12, 4, 40).prop_map(|g| Some(g.proto())),
     ]
-}
-
-fn well_formed(board: &proto::Board) -> bool {
-    (1..=64).contains(&board.width)
-        && (1..=64).contains(&board.height)
-        && board.cells.len() as u64 == u64::from(board.width) * u64::from(board.height)
-        && board.cells.iter().all(|&c| c <= 16)
-}
-
-/// One reason a request may be refused. When a request has several faults the SPEC does not
-/// say which is reported, so any of them is accepted; a request with none must succeed.
-#[derive(Clone, Debug)]
-enum Fault {
-    /// `InvalidParameter` naming this field.
-    Param(&'static str),
-    /// A `Board` error that applies to this wire board.
-    BadBoard(proto::Board),
-    /// Exactly this error.
-    Exact(EngineError),
-}
-
-fn board_error_applies(b: &proto::Board, e: &BoardError) -> bool {
-    match *e {
-        BoardError::WidthOutOfRange(w) => w == b.width && !(1..=64).contains(&w),
-        BoardError::HeightOutOfRange(h) => h == b.height && !(1..=64).contains(&h),
-        BoardError::CellCountMismatch { expected, actual } => {
-            actual == b.cells.len()
-                && expected as u64 == u64::from(b.width) * u64::from(b.height)
-                && expected != actual
-        }
-        BoardError::ColorOutOfRange { index, value } => {
-            b.cells.get(index) == Some(&value) && value > 16
-        }
-        BoardError::Text(_) => false,
-    }
-}
-
-fn fault_matches(error: &EngineError, fault: &Fault) -> bool {
-    match fault {
-        Fault::Param(field) => {
-            matches!(error, EngineError::InvalidParameter { field: f, .. } if f == field)
-        }
-        Fault::BadBoard(b) => matches!(error, EngineError::Board(e) if board_error_applies(b, e)),
-        Fault::Exact(e) => error == e,
-    }
-}
-
-/// With faults, the result must be one of them (returns false); without, the caller checks the
-/// successful answer (returns true).
-fn check_faults<T: fmt::Debug>(
-    name: &str,
-    result: &Result<T, EngineError>,
-    faults: &[Fault],
-) -> Result<bool, TestCaseError> {
-    if faults.is_empty() {
-        return Ok(true);
-    }
-    match result {
-        Ok(value) => Err(TestCaseError::fail(format!(
-            "{name}: expected one of {faults:?}, got Ok({value:?})"
-        ))),
-        Err(error) => {
-            prop_assert!(
-                faults.iter().any(|f| fault_matches(error, f)),
-                "{name}: expected one of {faults:?}, got {error:?}"
-            );
-            Ok(false)
-        }
-    }
 }
 
 proptest! {
@@ -982,23 +737,11 @@ proptest! {
                 None
             }
         };
-        let grid = match &board {
-            None => {
-                faults.push(Fault::Param("board"));
-                None
-            }
-            Some(b) if !well_formed(b) => {
-                faults.push(Fault::BadBoard(b.clone()));
-                None
-            }
-            Some(b) => {
-                let g = Grid::of_wire(b);
-                if let Some(reason) = naive_unsettled(&g) {
-                    faults.push(Fault::Exact(EngineError::UnsettledBoard(reason)));
-                }
-                Some(g)
-            }
-        };
+        let (board_faults, grid) = board_faults(&board);
+        faults.extend(board_faults);
+        if let Some(reason) = grid.as_ref().and_then(naive_unsettled) {
+            faults.push(Fault::Exact(EngineError::UnsettledBoard(reason)));
+        }
 
         // CheckDeadState: scoring, min_group, board, settledness.
         if check_faults("CheckDeadState", &dead, &faults)? {
@@ -1076,23 +819,6 @@ proptest! {
 // ---------------------------------------------------------------------------------------------
 // Deterministic sweep: the properties above meet the interesting cases
 // ---------------------------------------------------------------------------------------------
-
-/// SplitMix64, the test's own RNG for deterministic sweeps.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 #[test]
 fn sweep_covers_clears_gaps_and_game_overs() {

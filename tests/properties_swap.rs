@@ -7,12 +7,14 @@
 //! often malformed requests to the transport functions, which must answer `Ok` or `Err` and
 //! never panic.
 
+mod model;
+
 use std::collections::VecDeque;
-use std::fmt;
+use std::ops::RangeInclusive;
 
 use matchgrid::engine::{
-    self, Board, BoardError, CascadeOptions, CascadeOutcome, EngineError, Fall, Position, Refill,
-    StableBoard, Swap, SwapVerdict,
+    self, Board, CascadeOptions, CascadeOutcome, EngineError, Fall, Position, Refill, StableBoard,
+    Swap, SwapVerdict,
 };
 use matchgrid::proto;
 use matchgrid::transport::swap as rpc;
@@ -20,118 +22,35 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseResult;
 
-/// Proptest settings: `cases` cases (times `MATCHGRID_PROPTEST_SCALE`), no regression files (failures found here are kept as plain
-/// `#[test]` regressions instead), bounded shrinking.
-fn config(cases: u32) -> ProptestConfig {
-    // `MATCHGRID_PROPTEST_SCALE=n` multiplies every case count, for longer soak runs.
-    let scale = std::env::var("MATCHGRID_PROPTEST_SCALE")
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
-        .unwrap_or(1)
-        .max(1);
-    ProptestConfig {
-        cases: cases.saturating_mul(scale),
-        failure_persistence: None,
-        // Large failing inputs shrink slowly; report what was found within 30 s.
-        max_shrink_time: 30_000,
-        ..ProptestConfig::default()
-    }
-}
+use model::{
+    Fault, Grid, SplitMix, board_faults, check_faults, config, naive_gravity, raw_grid,
+    well_formed, wild_wire_board,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Naive model
 // ---------------------------------------------------------------------------------------------
 
-/// Letters of the engine's text form (colour 1 is `R`), so a failing case prints as a board that
-/// `Board::parse` reads back.
-const LETTERS: &[u8; 16] = b"RGBYPOCWKMADEFHI";
-
-/// A plain row-major grid: the test's own board model.
-#[derive(Clone, PartialEq, Eq)]
-struct Grid {
-    w: usize,
-    h: usize,
-    cells: Vec<u8>,
-}
-
-impl fmt::Debug for Grid {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Grid({}x{} \"", self.w, self.h)?;
-        for (i, &cell) in self.cells.iter().enumerate() {
-            if i > 0 && i % self.w == 0 {
-                f.write_str("/")?;
-            }
-            let ch = match cell {
-                0 => '.',
-                c if usize::from(c) <= LETTERS.len() => char::from(LETTERS[usize::from(c) - 1]),
-                _ => '?',
-            };
-            write!(f, "{ch}")?;
-        }
-        f.write_str("\")")
-    }
-}
-
+/// The swap family's additions to the shared model.
 impl Grid {
-    fn new(w: usize, h: usize, cells: Vec<u8>) -> Self {
-        assert_eq!(cells.len(), w * h);
-        Self { w, h, cells }
-    }
-
-    fn of(board: &Board) -> Self {
-        Self::new(board.width(), board.height(), board.cells().to_vec())
-    }
-
-    fn parse(text: &str) -> Self {
-        Self::of(&Board::parse(text).unwrap())
-    }
-
-    fn cells_u32(&self) -> Vec<u32> {
-        self.cells.iter().map(|&c| u32::from(c)).collect()
-    }
-
-    fn board(&self) -> Board {
-        Board::from_raw(self.w as u32, self.h as u32, &self.cells_u32()).unwrap()
-    }
-
     fn stable(&self) -> StableBoard {
         StableBoard::try_from(self.board()).unwrap()
-    }
-
-    fn proto(&self) -> proto::Board {
-        proto::Board {
-            width: self.w as u32,
-            height: self.h as u32,
-            cells: self.cells_u32(),
-        }
-    }
-
-    fn at(&self, r: usize, c: usize) -> u8 {
-        self.cells[r * self.w + c]
-    }
-
-    fn pos(&self, index: usize) -> Position {
-        Position::new((index / self.w) as u32, (index % self.w) as u32)
     }
 
     fn index(&self, p: Position) -> usize {
         p.row as usize * self.w + p.col as usize
     }
 
-    fn tiles(&self) -> usize {
-        self.cells.iter().filter(|&&c| c != 0).count()
-    }
-
     fn has_empty(&self) -> bool {
         self.cells.contains(&0)
     }
 
-    fn color_counts(&self) -> [usize; 17] {
-        let mut counts = [0; 17];
-        for &c in &self.cells {
-            counts[usize::from(c)] += 1;
-        }
-        counts
+    /// The empty cells, row-major.
+    fn empty_positions(&self) -> Vec<Position> {
+        (0..self.cells.len())
+            .filter(|&i| self.cells[i] == 0)
+            .map(|i| self.pos(i))
+            .collect()
     }
 
     fn swapped(&self, a: Position, b: Position) -> Grid {
@@ -142,40 +61,35 @@ impl Grid {
     }
 }
 
+/// Marks the cells of every maximal run of 3+ equal non-empty cells along `line` (cell indices
+/// in order).
+fn mark_runs(g: &Grid, line: &[usize], matched: &mut [bool]) {
+    let mut start = 0;
+    while start < line.len() {
+        let v = g.cells[line[start]];
+        let mut end = start + 1;
+        while end < line.len() && g.cells[line[end]] == v {
+            end += 1;
+        }
+        if v != 0 && end - start >= 3 {
+            for &i in &line[start..end] {
+                matched[i] = true;
+            }
+        }
+        start = end;
+    }
+}
+
 /// Matched cells: every maximal horizontal or vertical line of 3+ equal non-empty cells.
 fn naive_matched(g: &Grid) -> Vec<bool> {
     let mut matched = vec![false; g.w * g.h];
     for r in 0..g.h {
-        let mut c = 0;
-        while c < g.w {
-            let v = g.at(r, c);
-            let mut end = c + 1;
-            while end < g.w && g.at(r, end) == v {
-                end += 1;
-            }
-            if v != 0 && end - c >= 3 {
-                for x in c..end {
-                    matched[r * g.w + x] = true;
-                }
-            }
-            c = end;
-        }
+        let row: Vec<usize> = (0..g.w).map(|c| r * g.w + c).collect();
+        mark_runs(g, &row, &mut matched);
     }
     for c in 0..g.w {
-        let mut r = 0;
-        while r < g.h {
-            let v = g.at(r, c);
-            let mut end = r + 1;
-            while end < g.h && g.at(end, c) == v {
-                end += 1;
-            }
-            if v != 0 && end - r >= 3 {
-                for y in r..end {
-                    matched[y * g.w + c] = true;
-                }
-            }
-            r = end;
-        }
+        let column: Vec<usize> = (0..g.h).map(|r| r * g.w + c).collect();
+        mark_runs(g, &column, &mut matched);
     }
     matched
 }
@@ -197,25 +111,6 @@ fn naive_stable(g: &Grid) -> bool {
     !g.has_empty() && !naive_has_run(g)
 }
 
-/// 4-neighbours of cell `i`.
-fn neighbours(g: &Grid, i: usize) -> Vec<usize> {
-    let (r, c) = (i / g.w, i % g.w);
-    let mut out = Vec::with_capacity(4);
-    if r > 0 {
-        out.push(i - g.w);
-    }
-    if r + 1 < g.h {
-        out.push(i + g.w);
-    }
-    if c > 0 {
-        out.push(i - 1);
-    }
-    if c + 1 < g.w {
-        out.push(i + 1);
-    }
-    out
-}
-
 /// Groups: 4-connected same-colour components of matched cells, ordered by first cell, cells
 /// row-major.
 fn naive_groups(g: &Grid) -> Vec<(u8, Vec<Position>)> {
@@ -231,7 +126,7 @@ fn naive_groups(g: &Grid) -> Vec<(u8, Vec<Position>)> {
         let mut queue = VecDeque::from([start]);
         seen[start] = true;
         while let Some(i) = queue.pop_front() {
-            for j in neighbours(g, i) {
+            for j in g.neighbours(i) {
                 if matched[j] && !seen[j] && g.cells[j] == color {
                     seen[j] = true;
                     members.push(j);
@@ -295,29 +190,6 @@ fn naive_verdict(g: &Grid, a: Position, b: Position) -> SwapVerdict {
     } else {
         SwapVerdict::NoMatch
     }
-}
-
-/// Gravity: each column's tiles, in order, packed to the bottom. Returns the grid and the moves
-/// `(from, to)` of tiles that moved, ordered by `from` row-major.
-fn naive_gravity(g: &Grid) -> (Grid, Vec<(Position, Position)>) {
-    let mut out = Grid::new(g.w, g.h, vec![0; g.w * g.h]);
-    let mut falls = Vec::new();
-    for c in 0..g.w {
-        let tiles: Vec<usize> = (0..g.h).filter(|&r| g.at(r, c) != 0).collect();
-        let first_row = g.h - tiles.len();
-        for (k, &r) in tiles.iter().enumerate() {
-            let to = first_row + k;
-            out.cells[to * g.w + c] = g.at(r, c);
-            if to != r {
-                falls.push((
-                    Position::new(r as u32, c as u32),
-                    Position::new(to as u32, c as u32),
-                ));
-            }
-        }
-    }
-    falls.sort();
-    (out, falls)
 }
 
 /// No tile sits directly above an empty cell.
@@ -407,32 +279,6 @@ fn repair_stable(mut g: Grid, colors: u8) -> Grid {
 // Strategies
 // ---------------------------------------------------------------------------------------------
 
-/// Any well-formed grid: sides `1..=max_side`, colours `1..=max_colors`, each cell empty with
-/// probability `empty_percent`% (drawn per grid from `0..=max_empty_percent`).
-fn raw_grid(
-    max_side: usize,
-    max_colors: u8,
-    max_empty_percent: u32,
-) -> impl Strategy<Value = Grid> {
-    (
-        1..=max_side,
-        1..=max_side,
-        1..=max_colors,
-        0..=max_empty_percent,
-    )
-        .prop_flat_map(|(w, h, k, p)| {
-            vec((0u32..100, 1..=k), w * h).prop_map(move |v| {
-                Grid::new(
-                    w,
-                    h,
-                    v.into_iter()
-                        .map(|(roll, c)| if roll < p { 0 } else { c })
-                        .collect(),
-                )
-            })
-        })
-}
-
 /// A stable grid (no run, no empty cell) with `3..=max_colors` colours.
 fn stable_grid(min_side: usize, max_side: usize, max_colors: u8) -> impl Strategy<Value = Grid> {
     (min_side..=max_side, min_side..=max_side, 3..=max_colors).prop_flat_map(|(w, h, k)| {
@@ -442,6 +288,24 @@ fn stable_grid(min_side: usize, max_side: usize, max_colors: u8) -> impl Strateg
             g
         })
     })
+}
+
+/// A full grid of at most `max_cells` cells, any shape, with `k` colours drawn from `colors`:
+/// each cell is drawn from `1..=max_drawn` and folded into `1..=k`.
+fn small_full_grid(
+    max_cells: usize,
+    colors: RangeInclusive<u8>,
+    max_drawn: u8,
+) -> impl Strategy<Value = Grid> {
+    (
+        (1..=max_cells).prop_flat_map(move |w| (Just(w), 1..=max_cells / w)),
+        colors,
+        vec(1..=max_drawn, max_cells),
+    )
+        .prop_map(|((w, h), k, drawn)| {
+            let cells = drawn[..w * h].iter().map(|c| (c - 1) % k + 1).collect();
+            Grid::new(w, h, cells)
+        })
 }
 
 fn position(row: u32, col: u32) -> Position {
@@ -473,10 +337,7 @@ fn check_refill(
             Ok(fallen.clone())
         }
         Refill::Random { colors } => {
-            let empties: Vec<Position> = (0..fallen.cells.len())
-                .filter(|&i| fallen.cells[i] == 0)
-                .map(|i| fallen.pos(i))
-                .collect();
+            let empties = fallen.empty_positions();
             let spawned: Vec<Position> = spawns.iter().map(|s| s.position).collect();
             prop_assert_eq!(
                 &spawned,
@@ -681,6 +542,25 @@ fn check_cascade(
     Ok(())
 }
 
+/// Resolves the valid swap `(a, b)` on `g` and checks the cascade against the model.
+fn resolve_and_check(
+    g: &Grid,
+    a: Position,
+    b: Position,
+    options: CascadeOptions,
+    seed: u64,
+) -> CascadeOutcome {
+    let outcome = engine::resolve_swap(
+        g.stable(),
+        Swap::new(a, b),
+        options,
+        &mut engine::rng_from_seed(seed),
+    )
+    .unwrap();
+    check_cascade(&g.swapped(a, b), true, options, &outcome).unwrap();
+    outcome
+}
+
 fn refill_strategy() -> impl Strategy<Value = Refill> {
     prop_oneof![
         2 => (3u8..=6).prop_map(|colors| Refill::Random { colors }),
@@ -805,11 +685,7 @@ fn check_runs_and_groups(g: &Grid) -> TestCaseResult {
             matched_cells,
         }) => {
             prop_assert!(!naive_stable(g), "refused a stable board {g:?}");
-            let empties: Vec<Position> = (0..g.cells.len())
-                .filter(|&i| g.cells[i] == 0)
-                .map(|i| g.pos(i))
-                .collect();
-            prop_assert_eq!(empty_cells, empties);
+            prop_assert_eq!(empty_cells, g.empty_positions());
             prop_assert_eq!(matched_cells, naive_matched_positions(g));
         }
         Err(other) => prop_assert!(false, "unexpected error {other:?}"),
@@ -864,16 +740,19 @@ fn check_swaps(g: &Grid) -> TestCaseResult {
     prop_assert!(wire.is_ok(), "{wire:?}");
     let wire = wire.unwrap();
     prop_assert_eq!(wire.dead, expected.is_empty());
-    let wire_swaps: Vec<(Position, Position)> = wire
-        .valid_swaps
+    prop_assert_eq!(&swaps_of_wire(&wire.valid_swaps), &expected);
+    Ok(())
+}
+
+/// The `(a, b)` pairs of a response's valid swaps.
+fn swaps_of_wire(swaps: &[proto::Swap]) -> Vec<(Position, Position)> {
+    swaps
         .iter()
         .map(|s| {
             let (a, b) = (s.a.unwrap(), s.b.unwrap());
             (position(a.row, a.col), position(b.row, b.col))
         })
-        .collect();
-    prop_assert_eq!(&wire_swaps, &expected);
-    Ok(())
+        .collect()
 }
 
 fn check_verdict(g: &Grid, a: Position, b: Position) -> TestCaseResult {
@@ -1106,12 +985,8 @@ proptest! {
     /// search finds a stable permutation with a valid swap; when it succeeds it keeps the
     /// colour multiset and is stable and playable.
     #[test]
-    fn shuffle_small_boards_exhaustively(
-        (w, h) in (1usize..=10).prop_flat_map(|w| (Just(w), 1..=10 / w)),
-        colors in 1u8..=5, seed in any::<u64>(), cells_seed in vec(1u8..=16, 10),
-    ) {
-        let cells = cells_seed[..w * h].iter().map(|c| (c - 1) % colors + 1).collect();
-        check_shuffle(&Grid::new(w, h, cells), seed, true)?;
+    fn shuffle_small_boards_exhaustively(g in small_full_grid(10, 1..=5, 16), seed in any::<u64>()) {
+        check_shuffle(&g, seed, true)?;
     }
 
     /// Larger full boards, runs allowed: multiset kept, stable, playable, reproducible.
@@ -1149,10 +1024,9 @@ proptest! {
         let mut g = g;
         let i = hole.index(g.cells.len());
         g.cells[i] = 0;
-        let empties: Vec<Position> = (0..g.cells.len()).filter(|&i| g.cells[i] == 0).map(|i| g.pos(i)).collect();
         prop_assert_eq!(
             engine::shuffle(&g.board(), &mut engine::rng_from_seed(seed)),
-            Err(EngineError::BoardNotFull { empty_cells: empties })
+            Err(EngineError::BoardNotFull { empty_cells: g.empty_positions() })
         );
     }
 }
@@ -1163,12 +1037,8 @@ proptest! {
     /// Up to 16 cells with at most 3 colours (where the engine searches exhaustively), the
     /// shuffle succeeds exactly when an exhaustive search finds a playable permutation.
     #[test]
-    fn shuffle_up_to_16_cells_exhaustively(
-        (w, h) in (1usize..=16).prop_flat_map(|w| (Just(w), 1..=16 / w)),
-        colors in 2u8..=3, seed in any::<u64>(), cells_seed in vec(1u8..=6, 16),
-    ) {
-        let cells = cells_seed[..w * h].iter().map(|c| (c - 1) % colors + 1).collect();
-        check_shuffle(&Grid::new(w, h, cells), seed, true)?;
+    fn shuffle_up_to_16_cells_exhaustively(g in small_full_grid(16, 2..=3, 6), seed in any::<u64>()) {
+        check_shuffle(&g, seed, true)?;
     }
 
     /// On small boards, generation succeeds exactly when an exhaustive search finds a stable
@@ -1197,22 +1067,6 @@ proptest! {
 /// A raw wire board: sides 0..=70, a cell count sometimes off by a few, values up to 20, or a
 /// stable board, or missing.
 fn wire_board() -> impl Strategy<Value = Option<proto::Board>> {
-    let wild = (
-        0u32..=70,
-        0u32..=70,
-        prop_oneof![4 => 0u32..=16, 1 => 17u32..=20],
-        prop_oneof![6 => Just(0i64), 1 => -2i64..=2],
-    )
-        .prop_flat_map(|(w, h, max_cell, delta)| {
-            let len = (i64::from(w * h) + delta).max(0) as usize;
-            vec(0..=max_cell, len).prop_map(move |cells| {
-                Some(proto::Board {
-                    width: w,
-                    height: h,
-                    cells,
-                })
-            })
-        });
     let full = (1u32..=70, 1u32..=70, 1u32..=4).prop_flat_map(|(w, h, k)| {
         vec(1..=k, (w * h) as usize).prop_map(move |cells| {
             Some(proto::Board {
@@ -1224,7 +1078,7 @@ fn wire_board() -> impl Strategy<Value = Option<proto::Board>> {
     });
     prop_oneof![
         1 => Just(None),
-        4 => wild,
+        4 => wild_wire_board(),
         2 => full,
         3 => stable_grid(1, 12, 6).prop_map(|g| Some(g.proto())),
     ]
@@ -1290,111 +1144,11 @@ fn wire_swap() -> impl Strategy<Value = Option<proto::Swap>> {
     )
 }
 
-/// Whether a wire board is well-formed by the SPEC's limits.
-fn well_formed(board: &proto::Board) -> bool {
-    (1..=64).contains(&board.width)
-        && (1..=64).contains(&board.height)
-        && board.cells.len() as u64 == u64::from(board.width) * u64::from(board.height)
-        && board.cells.iter().all(|&c| c <= 16)
-}
-
-fn grid_of_wire(board: &proto::Board) -> Grid {
-    Grid::new(
-        board.width as usize,
-        board.height as usize,
-        board.cells.iter().map(|&c| c as u8).collect(),
-    )
-}
-
-/// One reason a request may be refused. When a request has several faults the SPEC does not
-/// say which is reported, so any of them is accepted; a request with none must succeed.
-#[derive(Clone, Debug)]
-enum Fault {
-    /// `InvalidParameter` naming this field.
-    Param(&'static str),
-    /// A `Board` error that applies to this wire board.
-    BadBoard(proto::Board),
-    /// `PositionOffBoard` naming this field and position.
-    OffBoard(&'static str, Position),
-    /// Exactly this error.
-    Exact(EngineError),
-}
-
-fn board_error_applies(b: &proto::Board, e: &BoardError) -> bool {
-    match *e {
-        BoardError::WidthOutOfRange(w) => w == b.width && !(1..=64).contains(&w),
-        BoardError::HeightOutOfRange(h) => h == b.height && !(1..=64).contains(&h),
-        BoardError::CellCountMismatch { expected, actual } => {
-            actual == b.cells.len()
-                && expected as u64 == u64::from(b.width) * u64::from(b.height)
-                && expected != actual
-        }
-        BoardError::ColorOutOfRange { index, value } => {
-            b.cells.get(index) == Some(&value) && value > 16
-        }
-        BoardError::Text(_) => false,
-    }
-}
-
-fn fault_matches(error: &EngineError, fault: &Fault) -> bool {
-    match fault {
-        Fault::Param(field) => {
-            matches!(error, EngineError::InvalidParameter { field: f, .. } if f == field)
-        }
-        Fault::BadBoard(b) => matches!(error, EngineError::Board(e) if board_error_applies(b, e)),
-        Fault::OffBoard(field, p) => matches!(
-            error,
-            EngineError::PositionOffBoard { field: f, position, .. } if f == field && position == p
-        ),
-        Fault::Exact(e) => error == e,
-    }
-}
-
-/// With faults, the result must be one of them (returns false); without, the caller checks the
-/// successful answer (returns true).
-fn check_faults<T: fmt::Debug>(
-    name: &str,
-    result: &Result<T, EngineError>,
-    faults: &[Fault],
-) -> Result<bool, TestCaseError> {
-    if faults.is_empty() {
-        return Ok(true);
-    }
-    match result {
-        Ok(value) => Err(TestCaseError::fail(format!(
-            "{name}: expected one of {faults:?}, got Ok({value:?})"
-        ))),
-        Err(error) => {
-            prop_assert!(
-                faults.iter().any(|f| fault_matches(error, f)),
-                "{name}: expected one of {faults:?}, got {error:?}"
-            );
-            Ok(false)
-        }
-    }
-}
-
-/// The faults of a `board` field, and the board as a grid when it is well-formed.
-fn board_faults(board: &Option<proto::Board>) -> (Vec<Fault>, Option<Grid>) {
-    match board {
-        None => (vec![Fault::Param("board")], None),
-        Some(b) if !well_formed(b) => (vec![Fault::BadBoard(b.clone())], None),
-        Some(b) => (Vec::new(), Some(grid_of_wire(b))),
-    }
-}
-
-fn empty_positions(g: &Grid) -> Vec<Position> {
-    (0..g.cells.len())
-        .filter(|&i| g.cells[i] == 0)
-        .map(|i| g.pos(i))
-        .collect()
-}
-
 /// The fault of a board that is not stable where a stable one is required.
 fn stability_faults(grid: &Option<Grid>) -> Vec<Fault> {
     match grid {
         Some(g) if !naive_stable(g) => vec![Fault::Exact(EngineError::UnstableBoard {
-            empty_cells: empty_positions(g),
+            empty_cells: g.empty_positions(),
             matched_cells: naive_matched_positions(g),
         })],
         _ => Vec::new(),
@@ -1460,15 +1214,7 @@ proptest! {
             let g = grid.as_ref().unwrap();
             let expected = naive_valid_swaps(g);
             let dead = dead.unwrap();
-            let listed: Vec<(Position, Position)> = dead
-                .valid_swaps
-                .iter()
-                .map(|s| {
-                    let (a, b) = (s.a.unwrap(), s.b.unwrap());
-                    (position(a.row, a.col), position(b.row, b.col))
-                })
-                .collect();
-            prop_assert_eq!(listed, expected.clone());
+            prop_assert_eq!(swaps_of_wire(&dead.valid_swaps), expected.clone());
             prop_assert_eq!(dead.dead, expected.is_empty());
         }
 
@@ -1487,13 +1233,13 @@ proptest! {
         // Shuffle: board, then a full board; NoShuffleExists is the only other error.
         let mut faults = board_faults.clone();
         if let Some(g) = grid.as_ref().filter(|g| g.has_empty()) {
-            faults.push(Fault::Exact(EngineError::BoardNotFull { empty_cells: empty_positions(g) }));
+            faults.push(Fault::Exact(EngineError::BoardNotFull { empty_cells: g.empty_positions() }));
         }
         if check_faults("Shuffle", &shuffled, &faults)? {
             let g = grid.as_ref().unwrap();
             match &shuffled {
                 Ok(response) => {
-                    let s = grid_of_wire(response.board.as_ref().unwrap());
+                    let s = Grid::of_wire(response.board.as_ref().unwrap());
                     prop_assert_eq!(s.color_counts(), g.color_counts());
                     prop_assert!(naive_stable(&s), "{s:?}");
                     prop_assert!(response.valid_swap_count >= 1);
@@ -1532,7 +1278,7 @@ proptest! {
             let g = grid.as_ref().unwrap();
             match &resolve {
                 Ok(r) => {
-                    let out = grid_of_wire(r.board.as_ref().unwrap());
+                    let out = Grid::of_wire(r.board.as_ref().unwrap());
                     prop_assert_eq!((out.w, out.h), (g.w, g.h));
                     if refill != 2 {
                         prop_assert!(r.stable && naive_stable(&out), "RANDOM refill left {out:?}");
@@ -1563,7 +1309,7 @@ proptest! {
         match result {
             Ok(response) => {
                 prop_assert!((1..=64).contains(&width) && (1..=64).contains(&height) && (2..=16).contains(&colors));
-                let g = grid_of_wire(response.board.as_ref().unwrap());
+                let g = Grid::of_wire(response.board.as_ref().unwrap());
                 prop_assert_eq!((g.w as u32, g.h as u32), (width, height));
                 prop_assert!(g.cells.iter().all(|&c| c >= 1 && u32::from(c) <= colors));
                 prop_assert!(naive_stable(&g));
@@ -1579,23 +1325,6 @@ proptest! {
 // ---------------------------------------------------------------------------------------------
 // Deterministic sweeps: the oracles are not vacuous
 // ---------------------------------------------------------------------------------------------
-
-/// SplitMix64, the test's own RNG for deterministic sweeps.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 #[test]
 fn sweep_covers_dead_and_live_boards_and_big_groups() {
@@ -1666,14 +1395,7 @@ fn sweep_covers_multi_step_cascades_and_shuffles() {
             auto_shuffle: true,
             max_steps: 10_000,
         };
-        let outcome = engine::resolve_swap(
-            g.stable(),
-            Swap::new(a, b),
-            options,
-            &mut engine::rng_from_seed(seed),
-        )
-        .unwrap();
-        check_cascade(&g.swapped(a, b), true, options, &outcome).unwrap();
+        let outcome = resolve_and_check(&g, a, b, options, seed);
         if outcome.steps.len() >= 2 {
             multi_step += 1;
         }
@@ -1715,14 +1437,7 @@ fn spec_examples_agree_with_the_oracles() {
     };
     let g = Grid::parse("GRYY/YRRG/BGYY/BGGY");
     let (a, b) = (position(0, 3), position(1, 3));
-    let outcome = engine::resolve_swap(
-        g.stable(),
-        Swap::new(a, b),
-        none,
-        &mut engine::rng_from_seed(0),
-    )
-    .unwrap();
-    check_cascade(&g.swapped(a, b), true, none, &outcome).unwrap();
+    let outcome = resolve_and_check(&g, a, b, none, 0);
     assert_eq!(outcome.steps.len(), 2);
     assert_eq!(Grid::of(&outcome.board), Grid::parse("G.../YRY./BRR./BGY."));
 
@@ -1771,14 +1486,7 @@ fn boards_at_the_size_limit_match_the_oracles() {
                 auto_shuffle: true,
                 max_steps: 10_000,
             };
-            let outcome = engine::resolve_swap(
-                stable.stable(),
-                Swap::new(a, b),
-                options,
-                &mut engine::rng_from_seed(w as u64),
-            )
-            .unwrap();
-            check_cascade(&stable.swapped(a, b), true, options, &outcome).unwrap();
+            resolve_and_check(&stable, a, b, options, w as u64);
         }
     }
 }
@@ -1796,14 +1504,7 @@ fn the_cascade_checker_rejects_tampered_outcomes() {
             auto_shuffle: false,
             max_steps: 100,
         };
-        let outcome = engine::resolve_swap(
-            g.stable(),
-            Swap::new(a, b),
-            options,
-            &mut engine::rng_from_seed(3),
-        )
-        .unwrap();
-        check_cascade(&start, true, options, &outcome).unwrap();
+        let outcome = resolve_and_check(&g, a, b, options, 3);
 
         let mut wrong = outcome.clone();
         wrong.steps[0].score += 10;

@@ -3,11 +3,8 @@
 mod common;
 mod ops_support;
 
-use common::{TestServer, board, pos, swap, text};
-use matchgrid::proto::{
-    ScoringRule, SwapCheckDeadStateRequest, SwapGenerateBoardRequest, SwapVerdict, TapRequest,
-    ValidateSwapRequest,
-};
+use common::{TestServer, pos, spec_swap_example, spec_tap_example, text};
+use matchgrid::proto::{SwapCheckDeadStateRequest, SwapGenerateBoardRequest, SwapVerdict};
 use ops_support::{STEP, within};
 use tonic::codec::CompressionEncoding;
 use tonic::transport::Channel;
@@ -197,10 +194,7 @@ async fn compressed_requests_and_responses_are_accepted() {
         let response = within(
             "compressed ValidateSwap",
             STEP,
-            swap_client.validate_swap(ValidateSwapRequest {
-                board: Some(board("RRG/GGR")),
-                swap: Some(swap((0, 2), (1, 2))),
-            }),
+            swap_client.validate_swap(spec_swap_example()),
         )
         .await
         .unwrap_or_else(|s| panic!("{encoding:?} ValidateSwap: {s:?}"))
@@ -249,12 +243,7 @@ async fn compressed_requests_and_responses_are_accepted() {
         let tapped = within(
             "compressed Tap",
             STEP,
-            collapse_client.tap(TapRequest {
-                board: Some(board("ABBC/ABBC")),
-                position: Some(pos(0, 1)),
-                scoring: ScoringRule::Popstar.into(),
-                min_group: 2,
-            }),
+            collapse_client.tap(spec_tap_example()),
         )
         .await
         .unwrap_or_else(|s| panic!("{encoding:?} Tap: {s:?}"))

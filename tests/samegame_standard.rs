@@ -6,159 +6,30 @@
 //! the position is played to the end with a deterministic greedy policy (tap the largest group,
 //! ties by first cell in row-major order) through `Tap`, every move checked against a naive
 //! model, and the final score checked to be the sum of the moves plus the end bonus. A few
-//! absolute numbers computed by the brute force are pinned.
+//! absolute numbers computed by the brute force are pinned. The positions, the flood fill and the
+//! naive tap are the API tests' reference (`api_support`).
 
-use std::collections::VecDeque;
+mod api_support;
 
-use matchgrid::proto;
+use api_support as reference;
+use api_support::{Cell, Rule};
+use matchgrid::proto::{self, Board};
 use matchgrid::transport::collapse as rpc;
-
-const DATA: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/data/samegame-standard-20.txt"
-);
 
 const SIDE: usize = 15;
 
-/// A 15x15 position, row-major, colours `1..=5` (file value + 1), 0 for empty.
-type Cells = Vec<u8>;
-
-/// Parses the data file: 20 blocks of 15 lines of 15 integers `0..=4`, blank lines between.
-fn load_positions() -> Vec<Cells> {
-    let text = std::fs::read_to_string(DATA).unwrap_or_else(|e| panic!("reading {DATA}: {e}"));
-    let mut blocks: Vec<Vec<&str>> = vec![Vec::new()];
-    for line in text.lines() {
-        if line.trim().is_empty() {
-            if !blocks.last().unwrap().is_empty() {
-                blocks.push(Vec::new());
-            }
-        } else {
-            blocks.last_mut().unwrap().push(line);
-        }
-    }
-    if blocks.last().unwrap().is_empty() {
-        blocks.pop();
-    }
-    assert_eq!(blocks.len(), 20, "the file holds 20 positions");
-    blocks
-        .iter()
-        .enumerate()
-        .map(|(b, lines)| {
-            assert_eq!(lines.len(), SIDE, "position {} has 15 rows", b + 1);
-            let mut cells = Vec::with_capacity(SIDE * SIDE);
-            for line in lines {
-                let row: Vec<u8> = line
-                    .split_whitespace()
-                    .map(|v| v.parse::<u8>().unwrap())
-                    .collect();
-                assert_eq!(row.len(), SIDE, "position {} has 15 columns", b + 1);
-                assert!(row.iter().all(|&v| v <= 4), "values are 0..=4");
-                cells.extend(row.iter().map(|&v| v + 1));
-            }
-            cells
-        })
-        .collect()
-}
-
-fn wire(cells: &Cells) -> proto::Board {
-    proto::Board {
-        width: SIDE as u32,
-        height: SIDE as u32,
-        cells: cells.iter().map(|&c| u32::from(c)).collect(),
-    }
-}
-
-fn tiles(cells: &Cells) -> usize {
-    cells.iter().filter(|&&c| c != 0).count()
-}
-
-/// The component of non-empty cell `start`, row-major (BFS).
-fn component(cells: &Cells, start: usize) -> Vec<usize> {
-    let color = cells[start];
-    let mut seen = vec![false; cells.len()];
-    let mut members = vec![start];
-    let mut queue = VecDeque::from([start]);
-    seen[start] = true;
-    while let Some(i) = queue.pop_front() {
-        let (r, c) = (i / SIDE, i % SIDE);
-        let mut next = Vec::new();
-        if r > 0 {
-            next.push(i - SIDE);
-        }
-        if r + 1 < SIDE {
-            next.push(i + SIDE);
-        }
-        if c > 0 {
-            next.push(i - 1);
-        }
-        if c + 1 < SIDE {
-            next.push(i + 1);
-        }
-        for j in next {
-            if !seen[j] && cells[j] == color {
-                seen[j] = true;
-                members.push(j);
-                queue.push_back(j);
-            }
-        }
-    }
-    members.sort_unstable();
-    members
-}
-
 /// Brute-force legal groups (size >= 2): (first cell, colour, size), by first cell.
-fn legal_groups(cells: &Cells) -> Vec<(usize, u8, usize)> {
-    let mut done = vec![false; cells.len()];
-    let mut out = Vec::new();
-    for i in 0..cells.len() {
-        if cells[i] == 0 || done[i] {
-            continue;
-        }
-        let members = component(cells, i);
-        for &j in &members {
-            done[j] = true;
-        }
-        if members.len() >= 2 {
-            out.push((i, cells[i], members.len()));
-        }
-    }
-    out
-}
-
-/// Clears `members`, applies gravity, closes empty columns.
-fn apply(cells: &Cells, members: &[usize]) -> Cells {
-    let mut cleared = cells.clone();
-    for &i in members {
-        cleared[i] = 0;
-    }
-    let mut columns: Vec<Vec<u8>> = Vec::new();
-    for c in 0..SIDE {
-        let column: Vec<u8> = (0..SIDE)
-            .map(|r| cleared[r * SIDE + c])
-            .filter(|&v| v != 0)
-            .collect();
-        if !column.is_empty() {
-            columns.push(column);
-        }
-    }
-    let mut out = vec![0; SIDE * SIDE];
-    for (c, column) in columns.iter().enumerate() {
-        let top = SIDE - column.len();
-        for (k, &v) in column.iter().enumerate() {
-            out[(top + k) * SIDE + c] = v;
-        }
-    }
-    out
+fn legal_groups(board: &Board) -> Vec<(Cell, u32, usize)> {
+    reference::legal_groups(board, 2)
 }
 
 fn samegame_score(n: usize) -> u64 {
-    let n = n as u64;
-    (n - 2) * (n - 2)
+    Rule::SameGame.move_score(n as u64)
 }
 
-fn check_dead_state(cells: &Cells) -> proto::CollapseCheckDeadStateResponse {
+fn check_dead_state(board: &Board) -> proto::CollapseCheckDeadStateResponse {
     rpc::check_dead_state(proto::CollapseCheckDeadStateRequest {
-        board: Some(wire(cells)),
+        board: Some(board.clone()),
         scoring: proto::ScoringRule::Samegame as i32,
         min_group: 2,
     })
@@ -166,19 +37,15 @@ fn check_dead_state(cells: &Cells) -> proto::CollapseCheckDeadStateResponse {
 }
 
 /// Checks CheckDeadState's groups against the brute force; returns the brute-force groups.
-fn check_groups(label: &str, cells: &Cells) -> Vec<(usize, u8, usize)> {
-    let expected = legal_groups(cells);
-    let response = check_dead_state(cells);
-    let actual: Vec<(usize, u8, usize)> = response
+fn check_groups(label: &str, board: &Board) -> Vec<(Cell, u32, usize)> {
+    let expected = legal_groups(board);
+    let response = check_dead_state(board);
+    let actual: Vec<(Cell, u32, usize)> = response
         .groups
         .iter()
         .map(|g| {
             let p = g.representative.unwrap();
-            (
-                p.row as usize * SIDE + p.col as usize,
-                g.color as u8,
-                g.size as usize,
-            )
+            ((p.row, p.col), g.color, g.size as usize)
         })
         .collect();
     assert_eq!(actual, expected, "{label}: legal groups");
@@ -194,8 +61,9 @@ fn check_groups(label: &str, cells: &Cells) -> Vec<(usize, u8, usize)> {
         expected.is_empty(),
         "{label}: game over"
     );
-    assert_eq!(response.tiles_left as usize, tiles(cells), "{label}: tiles");
-    let bonus = if response.game_over && tiles(cells) == 0 {
+    let tiles = reference::tiles(board);
+    assert_eq!(response.tiles_left as usize, tiles, "{label}: tiles");
+    let bonus = if response.game_over && tiles == 0 {
         1000
     } else {
         0
@@ -215,11 +83,11 @@ struct Game {
 }
 
 /// Plays greedily (largest group, ties by first cell) through the transport `Tap` to the end.
-fn play_greedy(label: &str, start: &Cells) -> Game {
-    let mut cells = start.clone();
+fn play_greedy(label: &str, start: &Board) -> Game {
+    let mut board = start.clone();
     let (mut moves, mut move_sum, mut wire_total) = (0usize, 0u64, 0i64);
     loop {
-        let groups = check_groups(&format!("{label} before move {}", moves + 1), &cells);
+        let groups = check_groups(&format!("{label} before move {}", moves + 1), &board);
         if groups.is_empty() {
             panic!("{label}: no legal group left but the last tap did not report game over");
         }
@@ -227,32 +95,32 @@ fn play_greedy(label: &str, start: &Cells) -> Game {
             .iter()
             .max_by(|a, b| a.2.cmp(&b.2).then(b.0.cmp(&a.0)))
             .unwrap();
-        let members = component(&cells, first);
-        assert_eq!(members.len(), size);
+        let expected = reference::collapse_tap(&board, first);
+        assert_eq!(expected.cleared.len(), size);
         let response = rpc::tap(proto::TapRequest {
-            board: Some(wire(&cells)),
+            board: Some(board.clone()),
             position: Some(proto::Position {
-                row: (first / SIDE) as u32,
-                col: (first % SIDE) as u32,
+                row: first.0,
+                col: first.1,
             }),
             scoring: proto::ScoringRule::Samegame as i32,
             min_group: 2,
         })
         .unwrap_or_else(|e| panic!("{label}: tap {moves}: {e:?}"));
-        let next = apply(&cells, &members);
+        let next = expected.board;
         let ctx = format!("{label} move {}", moves + 1);
-        let cleared: Vec<usize> = response
-            .cleared
-            .iter()
-            .map(|p| p.row as usize * SIDE + p.col as usize)
-            .collect();
-        assert_eq!(cleared, members, "{ctx}: cleared group");
-        assert_eq!(response.color, u32::from(color), "{ctx}: colour");
-        assert_eq!(response.board, Some(wire(&next)), "{ctx}: board after");
-        assert_eq!(tiles(&cells) - size, tiles(&next), "{ctx}: tiles conserved");
+        let cleared: Vec<Cell> = response.cleared.iter().map(|p| (p.row, p.col)).collect();
+        assert_eq!(cleared, expected.cleared, "{ctx}: cleared group");
+        assert_eq!(response.color, color, "{ctx}: colour");
+        assert_eq!(response.board.as_ref(), Some(&next), "{ctx}: board after");
+        let tiles_left = reference::tiles(&next);
         assert_eq!(
-            response.tiles_left as usize,
-            tiles(&next),
+            reference::tiles(&board) - size,
+            tiles_left,
+            "{ctx}: tiles conserved"
+        );
+        assert_eq!(
+            response.tiles_left as usize, tiles_left,
             "{ctx}: tiles left"
         );
         assert_eq!(
@@ -262,7 +130,7 @@ fn play_greedy(label: &str, start: &Cells) -> Game {
         );
         let over = legal_groups(&next).is_empty();
         assert_eq!(response.game_over, over, "{ctx}: game over");
-        let bonus = if over && tiles(&next) == 0 { 1000 } else { 0 };
+        let bonus = if over && tiles_left == 0 { 1000 } else { 0 };
         assert_eq!(response.end_bonus, bonus, "{ctx}: end bonus");
         assert_eq!(
             response.total_score,
@@ -272,9 +140,9 @@ fn play_greedy(label: &str, start: &Cells) -> Game {
         moves += 1;
         move_sum += response.move_score;
         wire_total += response.total_score;
-        cells = next;
+        board = next;
         if over {
-            let end = check_dead_state(&cells);
+            let end = check_dead_state(&board);
             assert!(
                 end.game_over && end.groups.is_empty(),
                 "{label}: final state"
@@ -290,7 +158,7 @@ fn play_greedy(label: &str, start: &Cells) -> Game {
                 move_sum,
                 end_bonus: bonus,
                 total,
-                tiles_left: tiles(&cells),
+                tiles_left,
             };
         }
         assert!(moves < SIDE * SIDE, "{label}: more moves than tiles");
@@ -299,15 +167,20 @@ fn play_greedy(label: &str, start: &Cells) -> Game {
 
 #[test]
 fn standard_positions_load_and_report_their_groups() {
-    let positions = load_positions();
-    for (p, cells) in positions.iter().enumerate() {
-        assert_eq!(tiles(cells), SIDE * SIDE, "position {} is full", p + 1);
+    let positions = reference::standard_positions();
+    for (p, board) in positions.iter().enumerate() {
+        assert_eq!(
+            reference::tiles(board),
+            SIDE * SIDE,
+            "position {} is full",
+            p + 1
+        );
         assert!(
-            (1..=5).all(|c| cells.contains(&c)),
+            (1..=5).all(|c| board.cells.contains(&c)),
             "position {} uses 5 colours",
             p + 1
         );
-        let groups = check_groups(&format!("position {}", p + 1), cells);
+        let groups = check_groups(&format!("position {}", p + 1), board);
         assert!(!groups.is_empty(), "position {} has moves", p + 1);
     }
     // Pinned from the brute force: position 1.
@@ -327,10 +200,10 @@ fn standard_positions_load_and_report_their_groups() {
 
 #[test]
 fn standard_positions_play_greedily_to_the_end() {
-    let positions = load_positions();
+    let positions = reference::standard_positions();
     let mut games = Vec::new();
-    for (p, cells) in positions.iter().enumerate() {
-        let game = play_greedy(&format!("position {}", p + 1), cells);
+    for (p, board) in positions.iter().enumerate() {
+        let game = play_greedy(&format!("position {}", p + 1), board);
         assert_eq!(game.total, game.move_sum as i64 + game.end_bonus);
         assert_eq!(game.end_bonus, if game.tiles_left == 0 { 1000 } else { 0 });
         games.push(game);
@@ -345,7 +218,7 @@ fn standard_positions_play_greedily_to_the_end() {
     assert_eq!(sum, ALL_POSITIONS_GREEDY_TOTAL);
 }
 
-// Pinned numbers, computed by this file's brute force (see `print_brute_force_numbers`) and
+// Pinned numbers, computed by the reference brute force (see `brute_force_reproduces_the_pinned_numbers`) and
 // cross-checked with an independent script. Position 1 has 44 groups of 2+ tiles, the largest
 // of 5; the greedy policy plays 67 moves there and leaves 34 tiles.
 const POSITION_1_LEGAL_GROUPS: usize = 44;
@@ -360,7 +233,7 @@ const ALL_POSITIONS_GREEDY_TOTAL: i64 = 4502;
 /// them (run with `--nocapture` to see them).
 #[test]
 fn brute_force_reproduces_the_pinned_numbers() {
-    let positions = load_positions();
+    let positions = reference::standard_positions();
     let groups = legal_groups(&positions[0]);
     println!(
         "position 1: {} legal groups, largest {}, {} tiles in groups",
@@ -377,30 +250,30 @@ fn brute_force_reproduces_the_pinned_numbers() {
     );
     let mut sum = 0i64;
     for (p, start) in positions.iter().enumerate() {
-        let mut cells = start.clone();
+        let mut board = start.clone();
         let (mut moves, mut score) = (0usize, 0i64);
         loop {
-            let groups = legal_groups(&cells);
+            let groups = legal_groups(&board);
             let Some(&(first, _, size)) = groups
                 .iter()
                 .max_by(|a, b| a.2.cmp(&b.2).then(b.0.cmp(&a.0)))
             else {
                 break;
             };
-            cells = apply(&cells, &component(&cells, first));
+            board = reference::collapse_tap(&board, first).board;
             moves += 1;
             score += samegame_score(size) as i64;
         }
-        if tiles(&cells) == 0 {
+        if reference::tiles(&board) == 0 {
             score += 1000;
         }
         println!(
             "position {}: greedy {moves} moves, {} left, score {score}",
             p + 1,
-            tiles(&cells)
+            reference::tiles(&board)
         );
         if p == 0 {
-            assert_eq!((moves, tiles(&cells), score), POSITION_1_GREEDY);
+            assert_eq!((moves, reference::tiles(&board), score), POSITION_1_GREEDY);
         }
         sum += score;
     }

@@ -6,7 +6,7 @@ mod common;
 
 use api_support as reference;
 use api_support::{Cell, cell};
-use common::{TestServer, board, swap, text};
+use common::{TestServer, board, spec_swap_example, swap, text};
 use matchgrid::proto::swap_puzzle_client::SwapPuzzleClient;
 use matchgrid::proto::{
     Board, CascadeStep, Group, RefillMode, ResolveCascadeRequest, ResolveCascadeResponse,
@@ -271,10 +271,7 @@ async fn spec_rrg_ggr_swap_clears_two_groups_in_step_one() {
     ];
 
     let preview = client
-        .validate_swap(ValidateSwapRequest {
-            board: Some(board("RRG/GGR")),
-            swap: Some(swap((0, 2), (1, 2))),
-        })
+        .validate_swap(spec_swap_example())
         .await
         .unwrap()
         .into_inner();

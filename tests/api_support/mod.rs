@@ -1,4 +1,5 @@
-//! Independent reference rules for the API tests (swap_api, collapse_api, errors, golden).
+//! Independent reference rules for the API tests (swap_api, collapse_api, errors, golden,
+//! samegame_standard), and the standard SameGame positions they play.
 //!
 //! Written from SPEC.md alone, deliberately naive (no masks, no shared code with the engine), so
 //! that the server's answers are checked against a second implementation rather than against
@@ -22,6 +23,31 @@ fn width(board: &Board) -> usize {
 
 fn height(board: &Board) -> usize {
     board.height as usize
+}
+
+/// The `(row, col)` of row-major index `i` on a board `w` cells wide.
+fn cell_at(w: usize, i: usize) -> Cell {
+    ((i / w) as u32, (i % w) as u32)
+}
+
+/// Row-major indices of the 4-neighbours of index `i`: up, down, left, right.
+fn neighbours(board: &Board, i: usize) -> Vec<usize> {
+    let (w, h) = (width(board), height(board));
+    let (r, c) = (i / w, i % w);
+    let mut near = Vec::new();
+    if r > 0 {
+        near.push(i - w);
+    }
+    if r + 1 < h {
+        near.push(i + w);
+    }
+    if c > 0 {
+        near.push(i - 1);
+    }
+    if c + 1 < w {
+        near.push(i + 1);
+    }
+    near
 }
 
 /// The cell value at `(row, col)`.
@@ -94,21 +120,7 @@ pub fn groups(board: &Board) -> Vec<(u32, Vec<Cell>)> {
         seen[start] = true;
         while let Some(i) = stack.pop() {
             members.push(i);
-            let (r, c) = (i / w, i % w);
-            let mut near = Vec::new();
-            if r > 0 {
-                near.push(i - w);
-            }
-            if r + 1 < h {
-                near.push(i + w);
-            }
-            if c > 0 {
-                near.push(i - 1);
-            }
-            if c + 1 < w {
-                near.push(i + 1);
-            }
-            for j in near {
+            for j in neighbours(board, i) {
                 if flags[j] && !seen[j] && board.cells[j] == color {
                     seen[j] = true;
                     stack.push(j);
@@ -116,13 +128,7 @@ pub fn groups(board: &Board) -> Vec<(u32, Vec<Cell>)> {
             }
         }
         members.sort_unstable();
-        out.push((
-            color,
-            members
-                .into_iter()
-                .map(|i| ((i / w) as u32, (i % w) as u32))
-                .collect(),
-        ));
+        out.push((color, members.into_iter().map(|i| cell_at(w, i)).collect()));
     }
     out
 }
@@ -233,7 +239,7 @@ pub fn empty_cells(board: &Board) -> Vec<Cell> {
     let w = width(board);
     (0..board.cells.len())
         .filter(|&i| board.cells[i] == 0)
-        .map(|i| ((i / w) as u32, (i % w) as u32))
+        .map(|i| cell_at(w, i))
         .collect()
 }
 
@@ -244,7 +250,7 @@ pub fn matched_cells(board: &Board) -> Vec<Cell> {
         .iter()
         .enumerate()
         .filter(|(_, m)| **m)
-        .map(|(i, _)| ((i / w) as u32, (i % w) as u32))
+        .map(|(i, _)| cell_at(w, i))
         .collect()
 }
 
@@ -264,21 +270,7 @@ pub fn component(board: &Board, start: Cell) -> Vec<Cell> {
     let mut members = Vec::new();
     while let Some(i) = stack.pop() {
         members.push(i);
-        let (r, c) = (i / w, i % w);
-        let mut near = Vec::new();
-        if r > 0 {
-            near.push(i - w);
-        }
-        if r + 1 < h {
-            near.push(i + w);
-        }
-        if c > 0 {
-            near.push(i - 1);
-        }
-        if c + 1 < w {
-            near.push(i + 1);
-        }
-        for j in near {
+        for j in neighbours(board, i) {
             if !seen[j] && board.cells[j] == color {
                 seen[j] = true;
                 stack.push(j);
@@ -286,10 +278,7 @@ pub fn component(board: &Board, start: Cell) -> Vec<Cell> {
         }
     }
     members.sort_unstable();
-    members
-        .into_iter()
-        .map(|i| ((i / w) as u32, (i % w) as u32))
-        .collect()
+    members.into_iter().map(|i| cell_at(w, i)).collect()
 }
 
 /// Every component with at least `min_group` cells as `(first cell, colour, size)`, ordered by
@@ -302,7 +291,7 @@ pub fn legal_groups(board: &Board, min_group: usize) -> Vec<(Cell, u32, usize)> 
         if board.cells[i] == 0 || seen[i] {
             continue;
         }
-        let start = ((i / w) as u32, (i % w) as u32);
+        let start = cell_at(w, i);
         let members = component(board, start);
         for &(r, c) in &members {
             seen[r as usize * w + c as usize] = true;
@@ -405,4 +394,56 @@ impl Rule {
             Rule::Clickomania | Rule::BubbleBreaker => 0,
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Standard positions
+// ---------------------------------------------------------------------------------------------
+
+/// The 20 standard 15x15, 5-colour SameGame positions of the research literature (SPEC section 5
+/// data file `shared/data/samegame-standard-20.txt`: 20 blocks of 15 lines of 15 integers
+/// `0..=4`, blank lines between). Colour `v` there is `v + 1` here.
+pub fn standard_positions() -> Vec<Board> {
+    const SIDE: usize = 15;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/data/samegame-standard-20.txt"
+    );
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
+    let mut blocks: Vec<Vec<&str>> = vec![Vec::new()];
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            if !blocks.last().unwrap().is_empty() {
+                blocks.push(Vec::new());
+            }
+        } else {
+            blocks.last_mut().unwrap().push(line);
+        }
+    }
+    if blocks.last().unwrap().is_empty() {
+        blocks.pop();
+    }
+    assert_eq!(blocks.len(), 20, "the file holds 20 positions");
+    blocks
+        .iter()
+        .enumerate()
+        .map(|(b, lines)| {
+            assert_eq!(lines.len(), SIDE, "position {} has 15 rows", b + 1);
+            let mut cells = Vec::with_capacity(SIDE * SIDE);
+            for line in lines {
+                let row: Vec<u32> = line
+                    .split_whitespace()
+                    .map(|v| v.parse::<u32>().unwrap())
+                    .collect();
+                assert_eq!(row.len(), SIDE, "position {} has 15 columns", b + 1);
+                assert!(row.iter().all(|&v| v <= 4), "values are 0..=4");
+                cells.extend(row.iter().map(|&v| v + 1));
+            }
+            Board {
+                width: SIDE as u32,
+                height: SIDE as u32,
+                cells,
+            }
+        })
+        .collect()
 }

@@ -180,6 +180,26 @@ pub fn swap(a: (u32, u32), b: (u32, u32)) -> matchgrid::proto::Swap {
     }
 }
 
+/// The SPEC's ValidateSwap example (section 5): swapping (0, 2) with (1, 2) on `RRG/GGR` is OK
+/// and clears two groups.
+pub fn spec_swap_example() -> matchgrid::proto::ValidateSwapRequest {
+    matchgrid::proto::ValidateSwapRequest {
+        board: Some(board("RRG/GGR")),
+        swap: Some(swap((0, 2), (1, 2))),
+    }
+}
+
+/// The SPEC's Tap example (section 5): tapping (0, 1) on `ABBC/ABBC` under POPSTAR clears the
+/// four B tiles for 80 points, leaving `AC../AC..`.
+pub fn spec_tap_example() -> matchgrid::proto::TapRequest {
+    matchgrid::proto::TapRequest {
+        board: Some(board("ABBC/ABBC")),
+        position: Some(pos(0, 1)),
+        scoring: matchgrid::proto::ScoringRule::Popstar.into(),
+        min_group: 2,
+    }
+}
+
 /// The field names of a status's google.rpc.BadRequest.
 pub fn bad_request_fields(status: &tonic::Status) -> Vec<String> {
     use tonic_types::StatusExt;
@@ -191,9 +211,22 @@ pub fn bad_request_fields(status: &tonic::Status) -> Vec<String> {
 
 /// The subjects of a status's google.rpc.PreconditionFailure.
 pub fn precondition_subjects(status: &tonic::Status) -> Vec<String> {
+    precondition_violations(status)
+        .into_iter()
+        .map(|(subject, _)| subject)
+        .collect()
+}
+
+/// The (subject, description) pairs of a status's google.rpc.PreconditionFailure.
+pub fn precondition_violations(status: &tonic::Status) -> Vec<(String, String)> {
     use tonic_types::StatusExt;
     status
         .get_details_precondition_failure()
-        .map(|p| p.violations.into_iter().map(|v| v.subject).collect())
+        .map(|p| {
+            p.violations
+                .into_iter()
+                .map(|v| (v.subject, v.description))
+                .collect()
+        })
         .unwrap_or_default()
 }

@@ -1,6 +1,6 @@
 //! Helpers for the operational integration tests (lifecycle, limits, observability, protocol,
-//! config): bounded awaits, scraping `/metrics`, the slow request, waiting for the process to
-//! exit and reading its log.
+//! config): bounded awaits, a bounded ValidateSwap, scraping `/metrics`, the slow request,
+//! waiting for the process to exit and reading its log.
 #![allow(dead_code)] // each test binary uses a different part
 
 use std::collections::BTreeMap;
@@ -11,7 +11,9 @@ use std::process::{Child, ExitStatus};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use matchgrid::proto::SwapGenerateBoardRequest;
+use matchgrid::proto::swap_puzzle_client::SwapPuzzleClient;
+use matchgrid::proto::{SwapGenerateBoardRequest, ValidateSwapRequest, ValidateSwapResponse};
+use tonic::transport::Channel;
 
 /// Bound on a single RPC or step that should be quick; generous so a loaded CI machine passes,
 /// short enough that a hung server fails the test instead of hanging CI.
@@ -23,6 +25,16 @@ pub async fn within<F: Future>(what: &str, limit: Duration, future: F) -> F::Out
         Ok(output) => output,
         Err(_) => panic!("{what}: nothing within {limit:?} (server hung?)"),
     }
+}
+
+/// ValidateSwap, failing the test if it takes longer than [`STEP`].
+pub async fn validate(
+    client: &mut SwapPuzzleClient<Channel>,
+    request: ValidateSwapRequest,
+) -> Result<ValidateSwapResponse, tonic::Status> {
+    within("ValidateSwap", STEP, client.validate_swap(request))
+        .await
+        .map(tonic::Response::into_inner)
 }
 
 /// A plain HTTP/1.1 GET; returns the status code, the headers block and the body.
