@@ -30,29 +30,34 @@ pub fn shuffle<R: Rng + ?Sized>(board: &Board, rng: &mut R) -> Result<StableBoar
     if width < 3 && height < 3 {
         return Err(EngineError::NoShuffleExists);
     }
-    if board.color_counts()[1..]
-        .iter()
-        .any(|&count| count > run_free_capacity(width, height))
-    {
+    let color_counts = board.color_counts();
+    let dominant = color_counts[1..].iter().copied().max().unwrap_or(0);
+    if dominant > run_free_capacity(width, height) {
         return Err(EngineError::NoShuffleExists);
     }
-    let mut counts = [0u16; MAX_COLOR as usize + 1];
-    for (color, &count) in board.color_counts().iter().enumerate() {
-        counts[color] = count as u16; // at most 4096 cells
+    let size = width * height;
+    let playable = |cells: &[u8]| has_valid_swaps(cells, width, height, 1);
+    // The row-major search is exact on small boards and fast on balanced ones; a colour on more
+    // than half of a larger board strands it, so such boards go straight to the repair search.
+    if size <= 16 || dominant * 2 <= size {
+        let mut counts = [0u16; MAX_COLOR as usize + 1];
+        for (color, &count) in color_counts.iter().enumerate() {
+            counts[color] = count as u16; // at most 4096 cells
+        }
+        match arrange(width, height, Palette::Multiset { counts }, rng, playable) {
+            Arrangement::Found(cells) => return Ok(stable(width, height, cells)),
+            Arrangement::Impossible => return Err(EngineError::NoShuffleExists),
+            Arrangement::GaveUp => {}
+        }
     }
-    match arrange(width, height, Palette::Multiset { counts }, rng, |cells| {
-        has_valid_swaps(cells, width, height, 1)
-    }) {
-        Arrangement::Found(cells) => Ok(StableBoard::new_unchecked(Board::from_engine_cells(
-            width, height, cells,
-        ))),
-        Arrangement::Impossible => Err(EngineError::NoShuffleExists),
-        Arrangement::GaveUp => arrange_by_repair(width, height, board.cells(), rng, |cells| {
-            has_valid_swaps(cells, width, height, 1)
-        })
-        .map(|cells| StableBoard::new_unchecked(Board::from_engine_cells(width, height, cells)))
-        .ok_or(EngineError::NoShuffleExists),
-    }
+    arrange_by_repair(width, height, board.cells(), rng, playable)
+        .map(|cells| stable(width, height, cells))
+        .ok_or(EngineError::NoShuffleExists)
+}
+
+/// Wraps cells the searches produced (stable by construction).
+fn stable(width: usize, height: usize, cells: Vec<u8>) -> StableBoard {
+    StableBoard::new_unchecked(Board::from_engine_cells(width, height, cells))
 }
 
 /// An upper bound on how many cells of one colour a run-free `width x height` board can hold:
