@@ -47,7 +47,7 @@ pub struct ServeConfig {
     #[arg(long, env = "MATCHGRID_WORKER_THREADS", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub worker_threads: Option<u16>,
 
-    /// Largest request and response message, in bytes (1024..=67108864); larger requests are
+    /// Largest request and response message, in bytes (1024..=67108864); larger ones are
     /// answered RESOURCE_EXHAUSTED.
     #[arg(long, env = "MATCHGRID_MAX_MESSAGE_BYTES", default_value_t = 1024 * 1024,
           value_parser = clap::value_parser!(u32).range(1024..=64 * 1024 * 1024))]
