@@ -188,8 +188,8 @@ fn pick<R: Rng + ?Sized>(
 /// Starts from [`lattice_start`]; repeatedly takes a random cell that lies in a run and
 /// exchanges it with the best of a few random cells of another colour, judged by the change in
 /// the number of monochrome 3-cell lines (sideways moves allowed). A run-free arrangement that
-/// fails `accept` is perturbed and repaired again. At most `64 * cells + 20_000` exchanges are
-/// tried, so the work is bounded.
+/// fails `accept` is perturbed and repaired again. Each of the six [`Lattice`] starts gets at
+/// most `16 * cells + 5_000` exchanges, so the work is bounded.
 pub(crate) fn arrange_by_repair<R: Rng + ?Sized>(
     width: usize,
     height: usize,
@@ -197,11 +197,58 @@ pub(crate) fn arrange_by_repair<R: Rng + ?Sized>(
     rng: &mut R,
     mut accept: impl FnMut(&[u8]) -> bool,
 ) -> Option<Vec<u8>> {
-    let size = tiles.len();
-    let mut cells = lattice_start(width, tiles, rng);
+    // Six lattices `(row + slope * col + offset) % 3 != 0`, largest first: on small boards
+    // they differ in size, and a colour near the limit fits only the largest ones.
+    let mut lattices: Vec<Lattice> = (1..=2)
+        .flat_map(|slope| (0..3).map(move |offset| Lattice { slope, offset }))
+        .collect();
+    lattices.sort_by_key(|lattice| std::cmp::Reverse(lattice.size(width, height)));
+    let steps = 16 * tiles.len() + 5_000;
+    lattices.into_iter().find_map(|lattice| {
+        repair(
+            width,
+            height,
+            lattice_start(width, tiles, lattice, rng),
+            steps,
+            rng,
+            &mut accept,
+        )
+    })
+}
+
+/// The cells `(row + slope * col + offset) % 3 != 0`: two of every three cells of each row and
+/// column, with no three in a line, so one colour fills it without a run.
+#[derive(Clone, Copy, Debug)]
+struct Lattice {
+    slope: usize,
+    offset: usize,
+}
+
+impl Lattice {
+    fn contains(self, width: usize, index: usize) -> bool {
+        !(index / width + self.slope * (index % width) + self.offset).is_multiple_of(3)
+    }
+
+    fn size(self, width: usize, height: usize) -> usize {
+        (0..width * height)
+            .filter(|&i| self.contains(width, i))
+            .count()
+    }
+}
+
+/// Min-conflicts repair of `cells` for at most `steps` exchanges (see [`arrange_by_repair`]).
+fn repair<R: Rng + ?Sized>(
+    width: usize,
+    height: usize,
+    mut cells: Vec<u8>,
+    steps: usize,
+    rng: &mut R,
+    accept: &mut impl FnMut(&[u8]) -> bool,
+) -> Option<Vec<u8>> {
+    let size = cells.len();
     let grid = Grid { width, height };
     let mut conflicted: Vec<usize> = Vec::new();
-    for _ in 0..64 * size + 20_000 {
+    for _ in 0..steps {
         if conflicted.is_empty() {
             conflicted.extend((0..size).filter(|&p| grid.lines_through(&cells, p) > 0));
             if conflicted.is_empty() {
@@ -245,11 +292,16 @@ pub(crate) fn arrange_by_repair<R: Rng + ?Sized>(
     None
 }
 
-/// A random permutation of `tiles` that puts the most frequent colour on the cells with
-/// `(row + col) % 3 != 0` first. That lattice alone has no run (every line reads `XX.XX.`) and
-/// holds 2/3 of the board, the densest run-free share any colour can have, so the repair search
-/// starts close to a solution even for a colour near that limit.
-fn lattice_start<R: Rng + ?Sized>(width: usize, tiles: &[u8], rng: &mut R) -> Vec<u8> {
+/// A random permutation of `tiles` that puts the most frequent colour on the cells of `shape`
+/// first. A lattice alone has no run (every line reads `XX.XX.`) and holds about 2/3 of the
+/// board, the densest run-free share any colour can have, so the repair search starts close to
+/// a solution even for a colour near that limit.
+fn lattice_start<R: Rng + ?Sized>(
+    width: usize,
+    tiles: &[u8],
+    shape: Lattice,
+    rng: &mut R,
+) -> Vec<u8> {
     use rand::seq::SliceRandom;
     let mut counts = [0usize; MAX_COLOR as usize + 1];
     for &tile in tiles {
@@ -259,7 +311,7 @@ fn lattice_start<R: Rng + ?Sized>(width: usize, tiles: &[u8], rng: &mut R) -> Ve
         .max_by_key(|&c| counts[usize::from(c)])
         .unwrap_or(1);
     let (mut lattice, mut rest): (Vec<usize>, Vec<usize>) =
-        (0..tiles.len()).partition(|&i| !(i / width + i % width).is_multiple_of(3));
+        (0..tiles.len()).partition(|&i| shape.contains(width, i));
     lattice.shuffle(rng);
     let placed = counts[usize::from(dominant)].min(lattice.len());
     let mut cells = vec![0u8; tiles.len()];

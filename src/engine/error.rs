@@ -54,7 +54,10 @@ pub enum EngineError {
     IllegalSwap(SwapVerdict),
     /// No permutation of the tiles is stable with a valid swap (or none was found within the
     /// bounded search).
-    #[error("no stable arrangement of these tiles has a valid swap")]
+    #[error(
+        "no stable arrangement of these tiles with a valid swap was found (none exists, or the \
+         bounded search missed one on a board near the density limit)"
+    )]
     NoShuffleExists,
     /// The cascade did not settle within `max_steps` steps.
     #[error("cascade did not settle within max_steps = {max_steps} steps")]
