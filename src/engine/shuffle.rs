@@ -112,6 +112,23 @@ mod tests {
     }
 
     #[test]
+    fn boards_just_under_the_density_limit_shuffle_for_every_seed() {
+        // 22 of 32 tiles red; the first lattice tried holds only 21 cells of a 4x8 board.
+        for text in [
+            "RRRR/RGRR/YRRR/YRBR/BRRR/GRRR/RYRR/GRGY",
+            "RRRRB/YRBRR/RRGRR/BRYRB/RRRGR/BRRRR/RRRGG",
+        ] {
+            let board = Board::parse(text).unwrap();
+            for seed in 0..200 {
+                let shuffled = shuffle(&board, &mut ChaCha8Rng::seed_from_u64(seed))
+                    .unwrap_or_else(|e| panic!("{text} seed {seed}: {e}"));
+                assert!(is_stable(shuffled.board()));
+                assert_eq!(shuffled.board().color_counts(), board.color_counts());
+            }
+        }
+    }
+
+    #[test]
     fn run_free_capacity_is_two_thirds_of_each_line() {
         assert_eq!(run_free_capacity(3, 1), 2);
         assert_eq!(run_free_capacity(9, 9), 54);
