@@ -113,7 +113,7 @@ mod tests {
 
     #[test]
     fn boards_just_under_the_density_limit_shuffle_for_every_seed() {
-        // 22 of 32 tiles red (and 20 of 35): at the edge of what a run-free board can hold.
+        // 22 of 32 tiles red (and 24 of 35): at the edge of what a run-free board can hold.
         for text in [
             "RRRR/RGRR/YRRR/YRBR/BRRR/GRRR/RYRR/GRGY",
             "RRRRB/YRBRR/RRGRR/BRYRB/RRRGR/BRRRR/RRRGG",
