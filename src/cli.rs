@@ -263,7 +263,10 @@ async fn connect(server: &str) -> Result<Channel, String> {
             let mut message = format!("cannot connect to {server}: {e}");
             let mut source = std::error::Error::source(&e);
             while let Some(cause) = source {
-                message.push_str(&format!(": {cause}"));
+                let text = format!(": {cause}");
+                if !message.ends_with(&text) {
+                    message.push_str(&text);
+                }
                 source = cause.source();
             }
             message

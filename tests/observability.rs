@@ -267,3 +267,39 @@ async fn each_rpc_logs_method_code_and_latency_at_debug_level() {
         assert!(line.contains(needle), "{needle:?} not in {line:?}");
     }
 }
+
+/// A call the client gives up on (its deadline passes) is still counted, as CANCELLED, and the
+/// in-flight gauge returns to 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_abandoned_by_the_client_are_counted_as_cancelled() {
+    let server = TestServer::start(&[]);
+    let mut client = server.swap_client().await;
+    let mut request = tonic::Request::new(ops_support::slow_request());
+    request.set_timeout(Duration::from_millis(20));
+    let status = within(
+        "slow call with a 20 ms deadline",
+        STEP,
+        client.generate_board(request),
+    )
+    .await
+    .expect_err("the client's deadline passes first");
+    assert!(
+        matches!(status.code(), Code::DeadlineExceeded | Code::Cancelled),
+        "{status:?}"
+    );
+    let method = "/matchgrid.v1.SwapPuzzle/GenerateBoard";
+    let mut counted = None;
+    for _ in 0..100 {
+        let all = parse_metrics(&scrape(server.metrics_addr).await);
+        counted = value(
+            &all,
+            "matchgrid_requests_total",
+            &[("method", method), ("code", "CANCELLED")],
+        );
+        if counted.is_some() && value(&all, "matchgrid_requests_in_flight", &[]) == Some(0.0) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(counted, Some(1.0));
+}

@@ -184,8 +184,8 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         .max_connection_age(config.max_connection_age)
         .max_connection_age_grace(CONNECTION_AGE_GRACE)
         .layer(layers)
-        .add_service(health_service)
-        .add_service(reflection)
+        .add_service(with_codec_settings!(health_service, limit))
+        .add_service(with_codec_settings!(reflection, limit))
         .add_service(swap)
         .add_service(collapse)
         .serve_with_incoming_shutdown(incoming, async {

@@ -51,30 +51,67 @@ pub struct Observe<S> {
     settings: ObserveLayer,
 }
 
-/// Keeps the in-flight gauge right even when a call is cancelled mid-way.
-struct InFlight;
+/// Every RPC this server serves, as gRPC paths: the only values of the `method` label.
+pub const KNOWN_METHODS: &[&str] = &[
+    "/matchgrid.v1.SwapPuzzle/GenerateBoard",
+    "/matchgrid.v1.SwapPuzzle/ValidateSwap",
+    "/matchgrid.v1.SwapPuzzle/ResolveCascade",
+    "/matchgrid.v1.SwapPuzzle/CheckDeadState",
+    "/matchgrid.v1.SwapPuzzle/Shuffle",
+    "/matchgrid.v1.CollapsePuzzle/GenerateBoard",
+    "/matchgrid.v1.CollapsePuzzle/Tap",
+    "/matchgrid.v1.CollapsePuzzle/CheckDeadState",
+    "/grpc.health.v1.Health/Check",
+    "/grpc.health.v1.Health/Watch",
+    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+];
 
-impl InFlight {
-    fn enter() -> Self {
+/// The method label: the path of a known RPC, `other` for anything else, so a client cannot
+/// blow up label cardinality with made-up paths.
+fn method_label(path: &str) -> &'static str {
+    KNOWN_METHODS
+        .iter()
+        .copied()
+        .find(|&known| known == path)
+        .unwrap_or("other")
+}
+
+/// One call's metrics: in flight from creation; counted and timed by [`CallRecord::finish`],
+/// or, if the call is dropped first (the client's deadline passed or it cancelled), counted as
+/// CANCELLED when dropped.
+struct CallRecord {
+    method: &'static str,
+    started: Instant,
+    finished: bool,
+}
+
+impl CallRecord {
+    fn start(method: &'static str) -> Self {
         metrics::gauge!("matchgrid_requests_in_flight").increment(1.0);
-        Self
+        Self {
+            method,
+            started: Instant::now(),
+            finished: false,
+        }
+    }
+
+    fn finish(&mut self, code: Code) -> Duration {
+        let elapsed = self.started.elapsed();
+        metrics::counter!("matchgrid_requests_total", "method" => self.method, "code" => code_name(code))
+            .increment(1);
+        metrics::histogram!("matchgrid_request_duration_seconds", "method" => self.method)
+            .record(elapsed.as_secs_f64());
+        self.finished = true;
+        elapsed
     }
 }
 
-impl Drop for InFlight {
+impl Drop for CallRecord {
     fn drop(&mut self) {
+        if !self.finished {
+            self.finish(Code::Cancelled);
+        }
         metrics::gauge!("matchgrid_requests_in_flight").decrement(1.0);
-    }
-}
-
-/// The method label: the gRPC path for our known services, `other` for anything else, so a
-/// client cannot blow up label cardinality.
-fn method_label(path: &str) -> String {
-    const KNOWN: &[&str] = &["/matchgrid.v1.", "/grpc.health.v1.", "/grpc.reflection.v1"];
-    if KNOWN.iter().any(|prefix| path.starts_with(prefix)) && path.len() <= 128 {
-        path.to_owned()
-    } else {
-        "other".to_owned()
     }
 }
 
@@ -128,8 +165,9 @@ fn grpc_message<B>(response: &http::Response<B>) -> String {
 /// either of these codes, so the rewrite is exact):
 /// - a message over the configured size limit is OUT_OF_RANGE in tonic, RESOURCE_EXHAUSTED here
 ///   ("a request exceeds a configured limit");
-/// - a body that is not a valid protobuf message is INTERNAL in tonic (following gRPC's library
-///   convention), INVALID_ARGUMENT here ("malformed request"; INTERNAL is kept for our bugs).
+/// - a body that is not a valid protobuf message, or not valid data for its declared
+///   compression, is INTERNAL in tonic (following gRPC's library convention), INVALID_ARGUMENT
+///   here ("malformed request"; INTERNAL is kept for our bugs).
 fn remap_codec_errors<B>(response: &mut http::Response<B>) {
     let code = header_code(response);
     if code != Code::OutOfRange && code != Code::Internal {
@@ -138,7 +176,10 @@ fn remap_codec_errors<B>(response: &mut http::Response<B>) {
     let message = grpc_message(response);
     let remapped = match code {
         Code::OutOfRange if message.contains("message length too large") => Code::ResourceExhausted,
-        Code::Internal if message.starts_with("failed to decode Protobuf message") => {
+        Code::Internal
+            if message.starts_with("failed to decode Protobuf message")
+                || message.starts_with("Error decompressing") =>
+        {
             Code::InvalidArgument
         }
         _ => return,
@@ -167,13 +208,12 @@ where
         let method = method_label(request.uri().path());
         let span = tracing::debug_span!(
             "rpc",
-            method = %method,
+            method,
             code = tracing::field::Empty,
             latency_us = tracing::field::Empty,
         );
         let settings = self.settings;
-        let started = Instant::now();
-        let in_flight = InFlight::enter();
+        let mut record = CallRecord::start(method);
         // A panic while building the future is caught like one while polling it.
         let call = std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request)));
         Box::pin(
@@ -194,16 +234,11 @@ where
                     }
                 };
                 let code = header_code(&response);
-                let elapsed = started.elapsed();
+                let elapsed = record.finish(code);
                 let span = tracing::Span::current();
                 span.record("code", code_name(code));
                 span.record("latency_us", elapsed.as_micros() as u64);
-                metrics::counter!("matchgrid_requests_total", "method" => method.clone(), "code" => code_name(code))
-                    .increment(1);
-                metrics::histogram!("matchgrid_request_duration_seconds", "method" => method)
-                    .record(elapsed.as_secs_f64());
                 tracing::debug!("rpc finished");
-                drop(in_flight);
                 Ok(response)
             }
             .instrument(span),
@@ -249,4 +284,135 @@ fn with_reason(code: Code, reason: &str, message: String) -> Status {
         std::collections::HashMap::new(),
     );
     Status::with_error_details(code, message, details)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+    use tower::ServiceExt;
+
+    const LAYER: ObserveLayer = ObserveLayer {
+        request_timeout: Duration::from_secs(5),
+        concurrency_limit: 8,
+    };
+
+    fn request() -> http::Request<()> {
+        http::Request::builder()
+            .uri("/matchgrid.v1.SwapPuzzle/Shuffle")
+            .body(())
+            .unwrap()
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_panicking_handler_is_answered_internal() {
+        let panics_when_polled = tower::service_fn(|_: http::Request<()>| async {
+            if true {
+                panic!("handler bug");
+            }
+            Ok::<_, BoxError>(http::Response::new(()))
+        });
+        let response = runtime()
+            .block_on(LAYER.layer(panics_when_polled).oneshot(request()))
+            .unwrap();
+        assert_eq!(header_code(&response), Code::Internal);
+
+        let panics_when_called = tower::service_fn(
+            |_: http::Request<()>| -> std::future::Ready<Result<http::Response<()>, BoxError>> {
+                panic!("handler bug before any future")
+            },
+        );
+        let response = runtime()
+            .block_on(LAYER.layer(panics_when_called).oneshot(request()))
+            .unwrap();
+        assert_eq!(header_code(&response), Code::Internal);
+    }
+
+    #[test]
+    fn middleware_errors_become_statuses() {
+        let shed = tower::service_fn(|_: http::Request<()>| async {
+            Err::<http::Response<()>, BoxError>(tower::load_shed::error::Overloaded::new().into())
+        });
+        let response = runtime()
+            .block_on(LAYER.layer(shed).oneshot(request()))
+            .unwrap();
+        assert_eq!(header_code(&response), Code::ResourceExhausted);
+    }
+
+    fn response_with(code: Code, message: &str) -> http::Response<()> {
+        let mut response = Status::new(code, message).into_http::<()>();
+        response.headers_mut().remove("grpc-status-details-bin");
+        response
+    }
+
+    #[test]
+    fn codec_errors_are_remapped_to_the_contract() {
+        for (code, message, expected) in [
+            (
+                Code::OutOfRange,
+                "Error, decoded message length too large: found 5 bytes",
+                Code::ResourceExhausted,
+            ),
+            (
+                Code::Internal,
+                "failed to decode Protobuf message: invalid wire type",
+                Code::InvalidArgument,
+            ),
+            (
+                Code::Internal,
+                "Error decompressing: corrupt deflate stream, while sending request",
+                Code::InvalidArgument,
+            ),
+            (
+                Code::Internal,
+                "internal error: the request handler panicked",
+                Code::Internal,
+            ),
+            (
+                Code::OutOfRange,
+                "some other range problem",
+                Code::OutOfRange,
+            ),
+        ] {
+            let mut response = response_with(code, message);
+            remap_codec_errors(&mut response);
+            assert_eq!(header_code(&response), expected, "{message}");
+        }
+    }
+
+    #[test]
+    fn every_served_rpc_has_its_own_method_label() {
+        let mut paths = Vec::new();
+        for set in [
+            crate::proto::FILE_DESCRIPTOR_SET,
+            tonic_health::pb::FILE_DESCRIPTOR_SET,
+            tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET,
+        ] {
+            let set = prost_types::FileDescriptorSet::decode(set).unwrap();
+            for file in set.file {
+                for service in &file.service {
+                    for method in &service.method {
+                        paths.push(format!(
+                            "/{}.{}/{}",
+                            file.package(),
+                            service.name(),
+                            method.name()
+                        ));
+                    }
+                }
+            }
+        }
+        paths.sort();
+        let mut known: Vec<String> = KNOWN_METHODS.iter().map(|m| (*m).to_owned()).collect();
+        known.sort();
+        assert_eq!(paths, known);
+        assert_eq!(method_label("/matchgrid.v1.Bogus/X"), "other");
+        assert_eq!(method_label("/matchgrid.v1.SwapPuzzle/Nope"), "other");
+    }
 }

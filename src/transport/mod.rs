@@ -22,29 +22,45 @@ use crate::engine::EngineError;
 /// milliseconds) go to tokio's blocking pool, so they cannot stall health checks or other calls.
 pub const INLINE_CELL_LIMIT: u64 = 256;
 
+/// Searches (swap `GenerateBoard`, `Shuffle`) on boards of at most this many cells run on the
+/// async worker: a few milliseconds at worst (a search that gives up), microseconds usually, so
+/// small requests never wait behind 64x64 ones for a blocking-pool slot.
+pub const SEARCH_INLINE_CELL_LIMIT: u64 = 100;
+
 /// Where a handler's engine work runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Placement {
     /// On the async worker: bounded, microsecond work (verdicts, dead-state checks, taps).
     Inline,
-    /// On the blocking pool, holding one of [`LARGE_WORK_SLOTS`]: searches (swap generation,
-    /// shuffle) and anything on a board above [`INLINE_CELL_LIMIT`] cells.
+    /// On the blocking pool, holding one of [`LARGE_WORK_SLOTS`]: searches on boards above
+    /// [`SEARCH_INLINE_CELL_LIMIT`] cells and other work above [`INLINE_CELL_LIMIT`] cells.
     Blocking,
 }
 
 impl Placement {
-    /// Inline up to [`INLINE_CELL_LIMIT`] cells, from raw (unvalidated) dimensions.
-    pub(crate) fn by_size(width: u32, height: u32) -> Self {
-        if u64::from(width) * u64::from(height) <= INLINE_CELL_LIMIT {
+    /// Inline up to `limit` cells, from raw (unvalidated) dimensions.
+    fn by_size_within(width: u32, height: u32, limit: u64) -> Self {
+        if u64::from(width) * u64::from(height) <= limit {
             Self::Inline
         } else {
             Self::Blocking
         }
     }
 
+    /// Work that grows with the board (cascades, collapse generation): inline up to
+    /// [`INLINE_CELL_LIMIT`] cells.
+    pub(crate) fn by_size(width: u32, height: u32) -> Self {
+        Self::by_size_within(width, height, INLINE_CELL_LIMIT)
+    }
+
     /// [`Placement::by_size`] of a request's optional board.
     pub(crate) fn by_board(board: Option<&crate::proto::Board>) -> Self {
         board.map_or(Self::Inline, |b| Self::by_size(b.width, b.height))
+    }
+
+    /// Searches: inline up to [`SEARCH_INLINE_CELL_LIMIT`] cells.
+    pub(crate) fn for_search(width: u32, height: u32) -> Self {
+        Self::by_size_within(width, height, SEARCH_INLINE_CELL_LIMIT)
     }
 }
 

@@ -154,14 +154,9 @@ impl SwapPuzzle for SwapService {
         &self,
         request: Request<proto::SwapGenerateBoardRequest>,
     ) -> Result<Response<proto::SwapGenerateBoardResponse>, Status> {
-        // A bounded search: milliseconds when min_moves is out of reach.
-        run_engine(
-            self.limits,
-            Placement::Blocking,
-            request.into_inner(),
-            generate_board,
-        )
-        .await
+        let request = request.into_inner();
+        let placement = Placement::for_search(request.width, request.height);
+        run_engine(self.limits, placement, request, generate_board).await
     }
 
     async fn validate_swap(
@@ -203,13 +198,10 @@ impl SwapPuzzle for SwapService {
         &self,
         request: Request<proto::ShuffleRequest>,
     ) -> Result<Response<proto::ShuffleResponse>, Status> {
-        // A bounded search: milliseconds for dense tile sets.
-        run_engine(
-            self.limits,
-            Placement::Blocking,
-            request.into_inner(),
-            shuffle,
-        )
-        .await
+        let request = request.into_inner();
+        let placement = request.board.as_ref().map_or(Placement::Inline, |b| {
+            Placement::for_search(b.width, b.height)
+        });
+        run_engine(self.limits, placement, request, shuffle).await
     }
 }
