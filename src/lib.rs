@@ -5,6 +5,8 @@
 //! - [`server`]: configuration, health, reflection, limits, shutdown, telemetry.
 //! - [`cli`]: the command-line client and server entry point.
 
+#![warn(missing_docs)]
+
 pub mod cli;
 pub mod engine;
 pub mod server;
