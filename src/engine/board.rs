@@ -114,19 +114,6 @@ impl Board {
         })
     }
 
-    /// A board of `width * height` empty cells.
-    ///
-    /// # Errors
-    /// [`BoardError::WidthOutOfRange`] or [`BoardError::HeightOutOfRange`].
-    pub fn empty(width: u32, height: u32) -> Result<Self, BoardError> {
-        check_dimensions(width, height)?;
-        Ok(Self {
-            width: width as u8,
-            height: height as u8,
-            cells: vec![EMPTY; (width * height) as usize],
-        })
-    }
-
     /// Parses the text form: rows top to bottom joined by `/`; `.` or `0` is empty, `1`..`9` are
     /// those colours, and the letters of [`COLOR_LETTERS`] (either case) are colours 1..=16.
     /// Example: `"RRG/GGR"` is 3x2.

@@ -49,7 +49,7 @@ pub struct ServeConfig {
 
     /// Largest request and response message, in bytes (1024..=67108864); larger ones are
     /// answered RESOURCE_EXHAUSTED.
-    #[arg(long, env = "MATCHGRID_MAX_MESSAGE_BYTES", default_value_t = 1024 * 1024,
+    #[arg(long, env = "MATCHGRID_MAX_MESSAGE_BYTES", default_value_t = crate::transport::DEFAULT_MAX_MESSAGE_BYTES,
           value_parser = clap::value_parser!(u32).range(1024..=64 * 1024 * 1024))]
     pub max_message_bytes: u32,
 

@@ -18,6 +18,8 @@ use tonic::{Code, Status};
 use tower::{BoxError, Layer, Service};
 use tracing::Instrument;
 
+use crate::transport::status;
+
 /// Histogram buckets of `matchgrid_request_duration_seconds`, in seconds.
 pub const LATENCY_BUCKETS: &[f64] = &[
     0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1,
@@ -230,7 +232,7 @@ where
                     Ok(Err(error)) => error_response(error.into(), settings),
                     Err(_panic) => {
                         tracing::error!("handler panicked; answered INTERNAL");
-                        crate::transport::status::handler_panicked().into_http()
+                        status::handler_panicked().into_http()
                     }
                 };
                 let code = header_code(&response);
@@ -251,39 +253,13 @@ fn error_response<RB: Default>(error: BoxError, settings: ObserveLayer) -> http:
     let status = if error.is::<tower::load_shed::error::Overloaded>() {
         metrics::counter!("matchgrid_requests_shed_total").increment(1);
         tracing::warn!("request shed at the concurrency limit");
-        with_reason(
-            Code::ResourceExhausted,
-            "OVERLOADED",
-            format!(
-                "server is at its concurrency limit of {} requests; retry with backoff",
-                settings.concurrency_limit
-            ),
-        )
+        status::overloaded(settings.concurrency_limit)
     } else if error.is::<tower::timeout::error::Elapsed>() {
-        with_reason(
-            Code::DeadlineExceeded,
-            "SERVER_TIMEOUT",
-            format!(
-                "request exceeded the server timeout of {:?}",
-                settings.request_timeout
-            ),
-        )
+        status::server_timeout(settings.request_timeout)
     } else {
         Status::from_error(error)
     };
     status.into_http()
-}
-
-/// A status carrying `google.rpc.ErrorInfo{reason, domain: "matchgrid.v1"}` like every error
-/// matchgrid makes itself.
-fn with_reason(code: Code, reason: &str, message: String) -> Status {
-    use tonic_types::{ErrorDetails, StatusExt};
-    let details = ErrorDetails::with_error_info(
-        reason,
-        crate::transport::status::ERROR_DOMAIN,
-        std::collections::HashMap::new(),
-    );
-    Status::with_error_details(code, message, details)
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use tonic::{Request, Response, Status};
 
-use super::{Placement, ServiceLimits, run_engine};
+use super::{INLINE_CELL_LIMIT, Placement, ServiceLimits, cells, run_engine};
 
 use super::convert::{board_from_proto, position_from_proto, required, scoring_from_proto};
 use crate::engine::{self, EngineError, SettledBoard};
@@ -89,7 +89,8 @@ impl CollapsePuzzle for CollapseService {
         request: Request<proto::CollapseGenerateBoardRequest>,
     ) -> Result<Response<proto::CollapseGenerateBoardResponse>, Status> {
         let request = request.into_inner();
-        let placement = Placement::by_size(request.width, request.height);
+        let placement =
+            Placement::for_cells(cells(request.width, request.height), INLINE_CELL_LIMIT);
         run_engine(self.limits, placement, request, generate_board).await
     }
 

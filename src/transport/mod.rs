@@ -38,31 +38,30 @@ pub(crate) enum Placement {
 }
 
 impl Placement {
-    /// Inline up to `limit` cells, from raw (unvalidated) dimensions.
-    fn by_size_within(width: u32, height: u32, limit: u64) -> Self {
-        if u64::from(width) * u64::from(height) <= limit {
+    /// Inline for at most `inline_limit` cells ([`INLINE_CELL_LIMIT`] for work that grows with
+    /// the board, [`SEARCH_INLINE_CELL_LIMIT`] for searches), on the blocking pool above.
+    pub(crate) fn for_cells(cells: u64, inline_limit: u64) -> Self {
+        if cells <= inline_limit {
             Self::Inline
         } else {
             Self::Blocking
         }
     }
-
-    /// Work that grows with the board (cascades, collapse generation): inline up to
-    /// [`INLINE_CELL_LIMIT`] cells.
-    pub(crate) fn by_size(width: u32, height: u32) -> Self {
-        Self::by_size_within(width, height, INLINE_CELL_LIMIT)
-    }
-
-    /// [`Placement::by_size`] of a request's optional board.
-    pub(crate) fn by_board(board: Option<&crate::proto::Board>) -> Self {
-        board.map_or(Self::Inline, |b| Self::by_size(b.width, b.height))
-    }
-
-    /// Searches: inline up to [`SEARCH_INLINE_CELL_LIMIT`] cells.
-    pub(crate) fn for_search(width: u32, height: u32) -> Self {
-        Self::by_size_within(width, height, SEARCH_INLINE_CELL_LIMIT)
-    }
 }
+
+/// The cell count of raw (unvalidated) dimensions.
+pub(crate) fn cells(width: u32, height: u32) -> u64 {
+    u64::from(width) * u64::from(height)
+}
+
+/// The cell count of a request's optional board; 0 when absent (the request fails at once).
+pub(crate) fn board_cells(board: Option<&crate::proto::Board>) -> u64 {
+    board.map_or(0, |b| cells(b.width, b.height))
+}
+
+/// Default largest request and response message, in bytes (1 MiB; a 64x64 board is ~8 KB):
+/// the server's `--max-message-bytes` default and [`ServiceLimits::default`].
+pub const DEFAULT_MAX_MESSAGE_BYTES: u32 = 1024 * 1024;
 
 /// Limits shared by both services.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,7 +74,7 @@ pub struct ServiceLimits {
 impl Default for ServiceLimits {
     fn default() -> Self {
         Self {
-            max_response_bytes: 1024 * 1024,
+            max_response_bytes: DEFAULT_MAX_MESSAGE_BYTES as usize,
         }
     }
 }

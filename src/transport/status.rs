@@ -78,14 +78,39 @@ pub fn response_too_large(length: usize, limit: usize) -> Status {
     )
 }
 
+/// A status whose only detail is `google.rpc.ErrorInfo{reason, domain: "matchgrid.v1"}`.
+fn with_reason(code: Code, reason: &str, message: String) -> Status {
+    let details = ErrorDetails::with_error_info(reason, ERROR_DOMAIN, HashMap::new());
+    Status::with_error_details(code, message, details)
+}
+
 /// A request handler panicked (INTERNAL, reason `HANDLER_PANICKED`): a bug, never a dropped
 /// connection.
 pub fn handler_panicked() -> Status {
-    let details = ErrorDetails::with_error_info("HANDLER_PANICKED", ERROR_DOMAIN, HashMap::new());
-    Status::with_error_details(
+    with_reason(
         Code::Internal,
-        "internal error: the request handler panicked",
-        details,
+        "HANDLER_PANICKED",
+        "internal error: the request handler panicked".to_owned(),
+    )
+}
+
+/// A request shed at the concurrency limit (RESOURCE_EXHAUSTED, reason `OVERLOADED`).
+pub fn overloaded(concurrency_limit: u32) -> Status {
+    with_reason(
+        Code::ResourceExhausted,
+        "OVERLOADED",
+        format!(
+            "server is at its concurrency limit of {concurrency_limit} requests; retry with backoff"
+        ),
+    )
+}
+
+/// A request that ran past the server's timeout (DEADLINE_EXCEEDED, reason `SERVER_TIMEOUT`).
+pub fn server_timeout(timeout: std::time::Duration) -> Status {
+    with_reason(
+        Code::DeadlineExceeded,
+        "SERVER_TIMEOUT",
+        format!("request exceeded the server timeout of {timeout:?}"),
     )
 }
 

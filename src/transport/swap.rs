@@ -2,7 +2,10 @@
 
 use tonic::{Request, Response, Status};
 
-use super::{Placement, ServiceLimits, run_engine};
+use super::{
+    INLINE_CELL_LIMIT, Placement, SEARCH_INLINE_CELL_LIMIT, ServiceLimits, board_cells, cells,
+    run_engine,
+};
 
 use super::convert::{board_from_proto, cascade_step_to_proto, swap_from_proto, unknown_enum};
 use crate::engine::{self, CascadeOptions, EngineError, Refill, StableBoard};
@@ -155,7 +158,10 @@ impl SwapPuzzle for SwapService {
         request: Request<proto::SwapGenerateBoardRequest>,
     ) -> Result<Response<proto::SwapGenerateBoardResponse>, Status> {
         let request = request.into_inner();
-        let placement = Placement::for_search(request.width, request.height);
+        let placement = Placement::for_cells(
+            cells(request.width, request.height),
+            SEARCH_INLINE_CELL_LIMIT,
+        );
         run_engine(self.limits, placement, request, generate_board).await
     }
 
@@ -177,7 +183,8 @@ impl SwapPuzzle for SwapService {
         request: Request<proto::ResolveCascadeRequest>,
     ) -> Result<Response<proto::ResolveCascadeResponse>, Status> {
         let request = request.into_inner();
-        let placement = Placement::by_board(request.board.as_ref());
+        let placement =
+            Placement::for_cells(board_cells(request.board.as_ref()), INLINE_CELL_LIMIT);
         run_engine(self.limits, placement, request, resolve_cascade).await
     }
 
@@ -199,9 +206,10 @@ impl SwapPuzzle for SwapService {
         request: Request<proto::ShuffleRequest>,
     ) -> Result<Response<proto::ShuffleResponse>, Status> {
         let request = request.into_inner();
-        let placement = request.board.as_ref().map_or(Placement::Inline, |b| {
-            Placement::for_search(b.width, b.height)
-        });
+        let placement = Placement::for_cells(
+            board_cells(request.board.as_ref()),
+            SEARCH_INLINE_CELL_LIMIT,
+        );
         run_engine(self.limits, placement, request, shuffle).await
     }
 }
