@@ -111,9 +111,9 @@ fn bench_collapse(c: &mut Criterion) {
 fn standard_position_1() -> SettledBoard {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data/samegame-standard-20.txt"
+        "/data/samegame-standard-20.txt"
     ))
-    .expect("../shared/data/samegame-standard-20.txt");
+    .expect("data/samegame-standard-20.txt");
     let cells: Vec<u32> = text
         .split_whitespace()
         .take(225)

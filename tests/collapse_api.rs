@@ -1,4 +1,4 @@
-//! CollapsePuzzle over gRPC against the real server: every RPC, the collapse examples of SPEC
+//! CollapsePuzzle over gRPC against the real server: every RPC, the collapse examples of docs/rules.md
 //! section 5, every scoring rule, the column-closing edge cases, unsettled boards, and whole
 //! games played tap by tap, each checked against the independent reference in `api_support`.
 mod api_support;
@@ -159,7 +159,7 @@ fn check_dead_state(
 }
 
 // ---------------------------------------------------------------------------------------------
-// SPEC section 5 examples
+// docs/rules.md section 5 examples
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! Error contract (SPEC section 4) over gRPC: malformed requests are INVALID_ARGUMENT with a
+//! Error contract (docs/rules.md section 4) over gRPC: malformed requests are INVALID_ARGUMENT with a
 //! google.rpc.BadRequest naming the field; inapplicable ones are FAILED_PRECONDITION with a
 //! google.rpc.PreconditionFailure naming the cells, verdict or reason; limits are
 //! RESOURCE_EXHAUSTED. Every case is sent over one HTTP/2 connection (through a counting TCP
@@ -212,7 +212,7 @@ fn collapse_generate(width: u32, height: u32, colors: u32, min_group: u32) -> Ca
     })
 }
 
-/// A malformed board in each way SPEC section 1 names, with the field the error must name.
+/// A malformed board in each way docs/rules.md section 1 names, with the field the error must name.
 fn malformed_boards() -> Vec<(&'static str, Option<Board>, String)> {
     vec![
         ("width 0", raw(0, 3, vec![]), "board.width".to_owned()),
@@ -653,7 +653,7 @@ fn cases() -> Vec<Case> {
     cases
 }
 
-/// Requests that are malformed *and* carry an unstable or unsettled board. SPEC section 4 keeps
+/// Requests that are malformed *and* carry an unstable or unsettled board. docs/rules.md section 4 keeps
 /// FAILED_PRECONDITION for well-formed requests, so the malformation must win: INVALID_ARGUMENT
 /// naming the field.
 fn precedence_cases() -> Vec<Case> {
@@ -890,7 +890,7 @@ async fn malformed_fields_win_over_an_unstable_or_unsettled_board() {
 async fn max_steps_bounds_the_cascade_exactly() {
     let server = TestServer::start(&[]);
     let mut client = server.swap_client().await;
-    // The SPEC example needs exactly 2 steps: max_steps 2 is enough, 1 is not.
+    // The rules example needs exactly 2 steps: max_steps 2 is enough, 1 is not.
     let request = ResolveCascadeRequest {
         max_steps: 2,
         ..resolve_none(Some(board("GRYY/YRRG/BGYY/BGGY")), Some(((0, 3), (1, 3))))

@@ -1,4 +1,4 @@
-//! Determinism pinned (SPEC section 1): fixed requests whose exact responses are stored here as
+//! Determinism pinned (docs/rules.md section 1): fixed requests whose exact responses are stored here as
 //! literals. The values were produced once by the server and then checked by hand (and by the
 //! independent reference in `api_support`) against the rules; any change to generation, refill,
 //! shuffle or the RNG stream shows up here. Each request is also sent twice to one server and
@@ -209,7 +209,7 @@ async fn golden_resolve_cascade_random_refill_four_steps() {
     assert_eq!(reference::valid_swaps(last).len(), 15);
 }
 
-/// SPEC section 1: one RNG stream advances across the whole call, never re-seeded per step. The
+/// docs/rules.md section 1: one RNG stream advances across the whole call, never re-seeded per step. The
 /// spawn colours of all steps, in order, are consecutive draws of the seed's stream (the
 /// engine's documented generator, `rng_from_seed`, drawing uniformly from `1..=colors`).
 #[tokio::test]

@@ -1,8 +1,8 @@
-//! Property tests of the collapse family (SPEC section 3).
+//! Property tests of the collapse family (docs/rules.md section 3).
 //!
-//! The engine is compared with a naive model written here from the SPEC's words: groups by
+//! The engine is compared with a naive model written here from the rules' words: groups by
 //! breadth-first flood fill, gravity by rebuilding each column, empty columns closed by
-//! rebuilding the board from its non-empty columns, scores from the SPEC's table. Random boards
+//! rebuilding the board from its non-empty columns, scores from the rules' table. Random boards
 //! are settled by the test's own helper before they are tapped. The last properties feed random,
 //! often malformed requests to the transport functions, which must answer `Ok` or `Err` and
 //! never panic.
@@ -174,7 +174,7 @@ struct ExpectedTap {
     end_bonus: i64,
 }
 
-/// The SPEC's tap on a settled grid: `Err` for an off-board position, an empty cell or a small
+/// The rules' tap on a settled grid: `Err` for an off-board position, an empty cell or a small
 /// group.
 fn naive_tap(
     g: &Grid,
@@ -459,7 +459,7 @@ proptest! {
 
     /// A tap, legal or not, matches the model exactly: the cleared cells are the BFS component,
     /// falls and column shifts as rebuilt naively, tiles conserved, the result settled, the
-    /// move score and end bonus from the SPEC's table for each rule, game over as brute force.
+    /// move score and end bonus from the rules' table for each rule, game over as brute force.
     #[test]
     fn taps_match_the_model(
         g in settled_grid(12, 5, 40), pick in pick_strategy(),
@@ -480,7 +480,7 @@ proptest! {
         }
     }
 
-    /// Score formulas of the SPEC's table, for all group sizes and tiles left a board can have.
+    /// Score formulas of the rules' table, for all group sizes and tiles left a board can have.
     #[test]
     fn scores_follow_the_table(n in 2usize..=4096, k in 0usize..=4096) {
         for rule in RULES {
@@ -864,7 +864,7 @@ fn sweep_covers_clears_gaps_and_game_overs() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// SPEC examples through the same model
+// rules examples through the same model
 // ---------------------------------------------------------------------------------------------
 
 #[test]

@@ -1,8 +1,8 @@
-//! Property tests of the swap family (SPEC section 2).
+//! Property tests of the swap family (docs/rules.md section 2).
 //!
-//! Every property compares the engine with a naive oracle written here from the SPEC's words
+//! Every property compares the engine with a naive oracle written here from the rules' words
 //! (runs by scanning lines, groups by flood fill over matched cells, valid swaps by swapping on a
-//! copy and rescanning, gravity by rebuilding each column), or checks an invariant the SPEC
+//! copy and rescanning, gravity by rebuilding each column), or checks an invariant the rules
 //! states (tile conservation, stability, determinism by seed). The last properties feed random,
 //! often malformed requests to the transport functions, which must answer `Ok` or `Err` and
 //! never panic.
@@ -172,7 +172,7 @@ fn naive_valid_swaps(g: &Grid) -> Vec<(Position, Position)> {
     swaps
 }
 
-/// The verdict the SPEC gives, checked in its order.
+/// The verdict the rules gives, checked in its order.
 fn naive_verdict(g: &Grid, a: Position, b: Position) -> SwapVerdict {
     let on = |p: Position| (p.row as usize) < g.h && (p.col as usize) < g.w;
     if !on(a) || !on(b) {
@@ -815,8 +815,8 @@ proptest! {
         }
     }
 
-    /// Arbitrary positions (off-board, huge, same cell, diagonal, far apart) get the SPEC's
-    /// verdict, in the SPEC's order, from judge_swap, preview_swap and ValidateSwap.
+    /// Arbitrary positions (off-board, huge, same cell, diagonal, far apart) get the rules'
+    /// verdict, in the rules' order, from judge_swap, preview_swap and ValidateSwap.
     #[test]
     fn verdicts_match_naive(
         g in stable_grid(1, 8, 6),
@@ -1408,7 +1408,7 @@ fn sweep_covers_multi_step_cascades_and_shuffles() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// SPEC examples through the same oracles
+// rules examples through the same oracles
 // ---------------------------------------------------------------------------------------------
 
 #[test]

@@ -254,7 +254,7 @@ async fn compressed_requests_and_responses_are_accepted() {
 }
 
 /// A body that is not a valid protobuf message for the method is a malformed request:
-/// INVALID_ARGUMENT (SPEC section 4), not tonic's default INTERNAL. Here a `Position` (field 1
+/// INVALID_ARGUMENT (docs/rules.md section 4), not tonic's default INTERNAL. Here a `Position` (field 1
 /// a varint) goes to ValidateSwap, whose field 1 is the `board` message.
 #[tokio::test]
 async fn undecodable_request_body_is_invalid_argument() {

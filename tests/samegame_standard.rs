@@ -1,5 +1,5 @@
 //! The 20 standard 15x15, 5-colour SameGame positions of the research literature
-//! (`shared/data/samegame-standard-20.txt`), through the gRPC-facing transport functions.
+//! (`data/samegame-standard-20.txt`), through the gRPC-facing transport functions.
 //!
 //! For each position: `CheckDeadState` (SAMEGAME rule, min_group 2) reports exactly the legal
 //! groups a brute-force flood fill finds (count, representatives, colours, sizes, scores); then

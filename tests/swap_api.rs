@@ -1,4 +1,4 @@
-//! SwapPuzzle over gRPC against the real server: every RPC, every swap example of SPEC section 5,
+//! SwapPuzzle over gRPC against the real server: every RPC, every swap example of docs/rules.md section 5,
 //! and the documented properties of generation, cascades, shuffles and verdicts, each checked
 //! against the independent reference rules in `api_support`.
 mod api_support;
@@ -258,7 +258,7 @@ fn check_resolution(
 }
 
 // ---------------------------------------------------------------------------------------------
-// SPEC section 5 examples
+// docs/rules.md section 5 examples
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
@@ -348,7 +348,7 @@ async fn spec_dead_board_has_a_stable_playable_shuffle() {
     let dead = board("RGB/GBR/BRG");
     assert!(reference::is_stable(&dead) && reference::valid_swaps(&dead).is_empty());
     assert_eq!(dead_state(&mut client, &dead).await, vec![]);
-    // The SPEC's sample shuffle is itself a playable arrangement of the same tiles.
+    // The the rules' sample shuffle is itself a playable arrangement of the same tiles.
     let sample = board("BBG/BGR/RGR");
     assert_eq!(
         reference::color_counts(&sample),
@@ -849,7 +849,7 @@ async fn validate_swap_verdicts_are_answers_not_errors() {
             "{b} {a:?}-{b_cell:?}"
         );
     }
-    // Every adjacent swap of the dead SPEC board is NO_MATCH.
+    // Every adjacent swap of the dead rules example board is NO_MATCH.
     for ((a, b_cell), expected) in [
         (((0, 0), (0, 1)), SwapVerdict::NoMatch),
         (((1, 1), (2, 1)), SwapVerdict::NoMatch),

@@ -1,13 +1,13 @@
 //! Board types shared by both families: a parsed [`Board`] is well-formed by construction.
 //!
-//! Conventions (SPEC section 1): `width` columns by `height` rows, cells row-major, row 0 at the
+//! Conventions (docs/rules.md section 1): `width` columns by `height` rows, cells row-major, row 0 at the
 //! top, gravity toward higher rows. A cell is [`EMPTY`] (0) or a colour `1..=16`.
 
 use std::fmt;
 
 use super::error::EngineError;
 
-/// Smallest and largest board side, in cells (SPEC section 1).
+/// Smallest and largest board side, in cells (docs/rules.md section 1).
 pub const MIN_SIDE: u32 = 1;
 /// Largest board side, in cells; a row fits one `u64` mask.
 pub const MAX_SIDE: u32 = 64;
@@ -18,7 +18,7 @@ pub const EMPTY: u8 = 0;
 
 /// Letters used to print and parse colours 1..=16, in colour order: `R` is 1, `G` is 2, ...
 ///
-/// Chosen so the SPEC's example boards (`R`, `G`, `B`, `Y`, `A`, `C`, `D`) read naturally.
+/// Chosen so the rules' example boards (`R`, `G`, `B`, `Y`, `A`, `C`, `D`) read naturally.
 pub const COLOR_LETTERS: &[u8; 16] = b"RGBYPOCWKMADEFHI";
 
 /// A cell address `(row, col)`, zero-based; not tied to a board until checked with

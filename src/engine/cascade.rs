@@ -1,4 +1,4 @@
-//! The cascade (SPEC section 2): clear every group at once, apply gravity, refill, repeat while
+//! The cascade (docs/rules.md section 2): clear every group at once, apply gravity, refill, repeat while
 //! any run exists; then, if the board is dead, optionally shuffle it.
 
 use rand::Rng;

@@ -1,4 +1,4 @@
-//! The collapse family: PopStar (消灭星星), SameGame, Clickomania, Bubble Breaker (SPEC section 3).
+//! The collapse family: PopStar (消灭星星), SameGame, Clickomania, Bubble Breaker (docs/rules.md section 3).
 //!
 //! The group of a tapped cell is its 4-connected component of one colour. A tap is legal iff
 //! the cell is non-empty and its group has at least `min_group` cells. Applying it clears the
@@ -201,7 +201,7 @@ fn flood_group(
     size
 }
 
-/// Applies a tap at `position` (SPEC section 3).
+/// Applies a tap at `position` (docs/rules.md section 3).
 ///
 /// # Errors
 /// [`EngineError::PositionOffBoard`] (`position`) off the board; [`EngineError::IllegalTap`] for
@@ -364,7 +364,7 @@ pub fn legal_groups(board: &SettledBoard, rule: ScoringRule, min_group: usize) -
 }
 
 /// Generates a full collapse board with colours drawn uniformly from `1..=colors`, with at
-/// least one group of `min_group` cells (SPEC section 3). Returns the board and its number of
+/// least one group of `min_group` cells (docs/rules.md section 3). Returns the board and its number of
 /// legal groups.
 ///
 /// Draws up to 32 boards; if none has a legal group (only for extreme `min_group`), the last

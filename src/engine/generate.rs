@@ -37,7 +37,7 @@ pub(crate) fn check_generation_parameters(
     Ok((width, height, colors as u8))
 }
 
-/// Generates a stable swap-family board with at least `min_moves` valid swaps (SPEC section 2).
+/// Generates a stable swap-family board with at least `min_moves` valid swaps (docs/rules.md section 2).
 ///
 /// Each cell, in row-major order, takes a colour drawn uniformly among `1..=colors` minus those
 /// that would complete a run with its two left or two upper neighbours (the usual match-3 fill),

@@ -1,4 +1,4 @@
-//! Gravity and refill (SPEC sections 2 and 3): in every column the remaining tiles fall straight
+//! Gravity and refill (docs/rules.md sections 2 and 3): in every column the remaining tiles fall straight
 //! down (toward higher rows), keeping their order; refill fills the empty cells left at the top.
 
 use rand::Rng;

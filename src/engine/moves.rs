@@ -1,4 +1,4 @@
-//! Swap legality and the list of valid swaps (SPEC section 2).
+//! Swap legality and the list of valid swaps (docs/rules.md section 2).
 //!
 //! A swap `(a, b)` is valid iff both positions are on the board, orthogonally adjacent
 //! (Manhattan distance 1), both cells are non-empty, and after swapping at least one of `a`, `b`
@@ -184,7 +184,7 @@ pub(crate) fn has_valid_swaps(cells: &[u8], width: usize, height: usize, minimum
 }
 
 /// Every valid swap of `board` once, as `(a, b)` with `a` before `b` in row-major order, sorted
-/// by `a` then `b` (SPEC section 2). Empty exactly when the board is dead.
+/// by `a` then `b` (docs/rules.md section 2). Empty exactly when the board is dead.
 pub fn valid_swaps(board: &StableBoard) -> Vec<Swap> {
     let board = board.board();
     let mut swaps = Vec::new();

@@ -1,4 +1,4 @@
-//! Runs and groups of the swap family (SPEC section 2).
+//! Runs and groups of the swap family (docs/rules.md section 2).
 //!
 //! A *run* is a maximal horizontal or vertical line of 3+ cells of one colour (empty never
 //! matches); a *matched cell* is any cell in a run; a *group* is a 4-connected set of matched

@@ -1,7 +1,7 @@
-//! Scoring rules (SPEC sections 2 and 3).
+//! Scoring rules (docs/rules.md sections 2 and 3).
 
 /// Score of a swap-family group of `size` tiles cleared in cascade step `step` (1-based):
-/// `10 * size * step` (SPEC section 2).
+/// `10 * size * step` (docs/rules.md section 2).
 #[inline]
 pub fn cascade_group_score(size: usize, step: u32) -> u64 {
     10 * size as u64 * u64::from(step)
@@ -37,7 +37,7 @@ impl ScoringRule {
     }
 
     /// The end-of-game adjustment when the game is over with `tiles_left` tiles on the board.
-    /// Never negative for the four rules of SPEC section 3.
+    /// Never negative for the four rules of docs/rules.md section 3.
     #[inline]
     pub fn end_bonus(self, tiles_left: usize) -> i64 {
         let k = tiles_left as i64;

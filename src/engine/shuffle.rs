@@ -1,4 +1,4 @@
-//! Shuffle (SPEC section 2): a permutation of the board's tiles (same multiset of colours) that
+//! Shuffle (docs/rules.md section 2): a permutation of the board's tiles (same multiset of colours) that
 //! is stable and has at least one valid swap, chosen by the seed.
 
 use rand::Rng;

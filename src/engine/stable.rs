@@ -1,4 +1,4 @@
-//! [`StableBoard`]: a swap-family board with no run and no empty cell (SPEC section 2).
+//! [`StableBoard`]: a swap-family board with no run and no empty cell (docs/rules.md section 2).
 
 use super::board::{Board, EMPTY, Position};
 use super::error::EngineError;

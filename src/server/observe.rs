@@ -163,7 +163,7 @@ fn grpc_message<B>(response: &http::Response<B>) -> String {
         .unwrap_or_default()
 }
 
-/// Brings tonic's own codec errors in line with SPEC section 4 (no matchgrid handler returns
+/// Brings tonic's own codec errors in line with docs/rules.md section 4 (no matchgrid handler returns
 /// either of these codes, so the rewrite is exact):
 /// - a message over the configured size limit is OUT_OF_RANGE in tonic, RESOURCE_EXHAUSTED here
 ///   ("a request exceeds a configured limit");

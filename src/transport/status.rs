@@ -1,4 +1,4 @@
-//! The one mapping from [`EngineError`] to `tonic::Status` (SPEC section 4).
+//! The one mapping from [`EngineError`] to `tonic::Status` (docs/rules.md section 4).
 //!
 //! Every status carries a `google.rpc.ErrorInfo` (domain `matchgrid.v1`, a stable `reason` such
 //! as `INVALID_BOARD`, `UNSTABLE_BOARD`, `ILLEGAL_SWAP`) so clients can branch without parsing

@@ -1,7 +1,7 @@
 //! Independent reference rules for the API tests (swap_api, collapse_api, errors, golden,
 //! samegame_standard), and the standard SameGame positions they play.
 //!
-//! Written from SPEC.md alone, deliberately naive (no masks, no shared code with the engine), so
+//! Written from docs/rules.md alone, deliberately naive (no masks, no shared code with the engine), so
 //! that the server's answers are checked against a second implementation rather than against
 //! themselves. Boards are `matchgrid::proto::Board` values; positions are `(row, col)` tuples.
 #![allow(dead_code)] // each test binary uses a different part of the reference
@@ -370,7 +370,7 @@ impl Rule {
         }
     }
 
-    /// SPEC section 3, per move.
+    /// docs/rules.md section 3, per move.
     pub fn move_score(self, n: u64) -> u64 {
         match self {
             Rule::PopStar => 5 * n * n,
@@ -380,7 +380,7 @@ impl Rule {
         }
     }
 
-    /// SPEC section 3, at game over with `k` tiles left.
+    /// docs/rules.md section 3, at game over with `k` tiles left.
     pub fn end_bonus(self, k: i64) -> i64 {
         match self {
             Rule::PopStar => (2000 - 20 * k * k).max(0),
@@ -400,14 +400,14 @@ impl Rule {
 // Standard positions
 // ---------------------------------------------------------------------------------------------
 
-/// The 20 standard 15x15, 5-colour SameGame positions of the research literature (SPEC section 5
-/// data file `shared/data/samegame-standard-20.txt`: 20 blocks of 15 lines of 15 integers
+/// The 20 standard 15x15, 5-colour SameGame positions of the research literature (data file
+/// `data/samegame-standard-20.txt`: 20 blocks of 15 lines of 15 integers
 /// `0..=4`, blank lines between). Colour `v` there is `v + 1` here.
 pub fn standard_positions() -> Vec<Board> {
     const SIDE: usize = 15;
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data/samegame-standard-20.txt"
+        "/data/samegame-standard-20.txt"
     );
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
     let mut blocks: Vec<Vec<&str>> = vec![Vec::new()];

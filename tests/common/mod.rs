@@ -180,7 +180,7 @@ pub fn swap(a: (u32, u32), b: (u32, u32)) -> matchgrid::proto::Swap {
     }
 }
 
-/// The SPEC's ValidateSwap example (section 5): swapping (0, 2) with (1, 2) on `RRG/GGR` is OK
+/// The the rules' ValidateSwap example (section 5): swapping (0, 2) with (1, 2) on `RRG/GGR` is OK
 /// and clears two groups.
 pub fn spec_swap_example() -> matchgrid::proto::ValidateSwapRequest {
     matchgrid::proto::ValidateSwapRequest {
@@ -189,7 +189,7 @@ pub fn spec_swap_example() -> matchgrid::proto::ValidateSwapRequest {
     }
 }
 
-/// The SPEC's Tap example (section 5): tapping (0, 1) on `ABBC/ABBC` under POPSTAR clears the
+/// The the rules' Tap example (section 5): tapping (0, 1) on `ABBC/ABBC` under POPSTAR clears the
 /// four B tiles for 80 points, leaving `AC../AC..`.
 pub fn spec_tap_example() -> matchgrid::proto::TapRequest {
     matchgrid::proto::TapRequest {

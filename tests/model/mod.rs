@@ -237,7 +237,7 @@ impl SplitMix {
 // Faults of malformed requests (no-panic properties)
 // ---------------------------------------------------------------------------------------------
 
-/// Whether a wire board is well-formed by the SPEC's limits.
+/// Whether a wire board is well-formed by the rules' limits.
 pub fn well_formed(board: &proto::Board) -> bool {
     (1..=64).contains(&board.width)
         && (1..=64).contains(&board.height)
@@ -245,7 +245,7 @@ pub fn well_formed(board: &proto::Board) -> bool {
         && board.cells.iter().all(|&c| c <= 16)
 }
 
-/// One reason a request may be refused. When a request has several faults the SPEC does not
+/// One reason a request may be refused. When a request has several faults the rules does not
 /// say which is reported, so any of them is accepted; a request with none must succeed.
 #[derive(Clone, Debug)]
 pub enum Fault {
