@@ -7,15 +7,20 @@ use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use matchgrid::engine::{
-    self, Board, CascadeOptions, Refill, ScoringRule, SettledBoard, StableBoard, Swap,
+    self, Board, CascadeOptions, GenerationSize, MinGroup, Refill, ScoringRule, SettledBoard,
+    StableBoard, Swap,
 };
+
+fn nine_by_nine() -> GenerationSize {
+    GenerationSize::for_swap(9, 9, 6).unwrap()
+}
 use rand::Rng;
 
 fn swap_boards(count: u64) -> Vec<(StableBoard, Swap)> {
     (0..count)
         .map(|seed| {
             let mut rng = engine::rng_from_seed(seed);
-            let (board, _) = engine::generate_swap_board(9, 9, 6, 1, &mut rng).unwrap();
+            let (board, _) = engine::generate_swap_board(nine_by_nine(), 1, &mut rng).unwrap();
             let first = engine::valid_swaps(&board)[0];
             (board, first)
         })
@@ -30,7 +35,7 @@ fn bench_swap(c: &mut Criterion) {
         b.iter(|| {
             seed += 1;
             let mut rng = engine::rng_from_seed(seed);
-            black_box(engine::generate_swap_board(9, 9, 6, 1, &mut rng).unwrap())
+            black_box(engine::generate_swap_board(nine_by_nine(), 1, &mut rng).unwrap())
         })
     });
     let boards = swap_boards(64);
@@ -72,9 +77,13 @@ fn bench_swap(c: &mut Criterion) {
 fn collapse_boards(size: u32, count: u64) -> Vec<SettledBoard> {
     (0..count)
         .map(|seed| {
-            engine::generate_collapse_board(size, size, 5, 2, &mut engine::rng_from_seed(seed))
-                .unwrap()
-                .0
+            engine::generate_collapse_board(
+                GenerationSize::for_collapse(size, size, 5).unwrap(),
+                MinGroup::DEFAULT,
+                &mut engine::rng_from_seed(seed),
+            )
+            .unwrap()
+            .0
         })
         .collect()
 }
@@ -89,19 +98,19 @@ fn bench_collapse(c: &mut Criterion) {
         let boards = collapse_boards(size, 64);
         let taps: Vec<_> = boards
             .iter()
-            .map(|b| engine::legal_groups(b, rule, 2)[0].representative)
+            .map(|b| engine::legal_groups(b, rule, MinGroup::DEFAULT)[0].representative)
             .collect();
         let mut next = 0usize;
         group.bench_function("tap", |b| {
             b.iter(|| {
                 next = (next + 1) % boards.len();
-                black_box(engine::tap(&boards[next], taps[next], rule, 2).unwrap())
+                black_box(engine::tap(&boards[next], taps[next], rule, MinGroup::DEFAULT).unwrap())
             })
         });
         group.bench_function("check_dead", |b| {
             b.iter(|| {
                 next = (next + 1) % boards.len();
-                black_box(engine::legal_groups(&boards[next], rule, 2))
+                black_box(engine::legal_groups(&boards[next], rule, MinGroup::DEFAULT))
             })
         });
         group.finish();
@@ -134,12 +143,13 @@ fn bench_playouts(c: &mut Criterion) {
             let mut board = start.clone();
             let mut score = 0i64;
             loop {
-                let groups = engine::legal_groups(&board, ScoringRule::SameGame, 2);
+                let groups = engine::legal_groups(&board, ScoringRule::SameGame, MinGroup::DEFAULT);
                 if groups.is_empty() {
                     break;
                 }
                 let pick = groups[rng.random_range(0..groups.len())].representative;
-                let outcome = engine::tap(&board, pick, ScoringRule::SameGame, 2).unwrap();
+                let outcome =
+                    engine::tap(&board, pick, ScoringRule::SameGame, MinGroup::DEFAULT).unwrap();
                 score += outcome.total_score();
                 board = outcome.board;
             }

@@ -236,7 +236,7 @@ fn check_tap(
     min_group: usize,
 ) -> Result<Option<ExpectedTap>, TestCaseError> {
     let expected = naive_tap(g, position, rule, min_group);
-    let actual = engine::tap(&g.settled(), position, rule, min_group);
+    let actual = engine::tap(&g.settled(), position, rule, min_group_of(min_group));
     let wire = rpc::tap(proto::TapRequest {
         board: Some(g.proto()),
         position: Some(proto::Position {
@@ -321,10 +321,11 @@ fn check_groups(g: &Grid, rule: ScoringRule, min_group: usize) -> TestCaseResult
         .filter(|&(_, _, n)| n >= min_group)
         .map(|(i, color, n)| (g.pos(i), color, n, naive_move_score(rule, n)))
         .collect();
-    let actual: Vec<(Position, u8, usize, u64)> = engine::legal_groups(&settled, rule, min_group)
-        .into_iter()
-        .map(|l| (l.representative, l.color, l.size, l.score))
-        .collect();
+    let actual: Vec<(Position, u8, usize, u64)> =
+        engine::legal_groups(&settled, rule, min_group_of(min_group))
+            .into_iter()
+            .map(|l| (l.representative, l.color, l.size, l.score))
+            .collect();
     prop_assert_eq!(
         &actual,
         &expected,
@@ -334,7 +335,7 @@ fn check_groups(g: &Grid, rule: ScoringRule, min_group: usize) -> TestCaseResult
     );
     let over = naive_game_over(g, min_group);
     prop_assert_eq!(
-        engine::is_game_over(&settled, min_group),
+        engine::is_game_over(&settled, min_group_of(min_group)),
         over,
         "game over of {:?}, min_group {}",
         g,
@@ -513,7 +514,7 @@ fn play_out(
     let mut move_sum: u64 = 0;
     let mut moves = 0;
     loop {
-        let groups = engine::legal_groups(&g.settled(), rule, min_group);
+        let groups = engine::legal_groups(&g.settled(), rule, min_group_of(min_group));
         if groups.is_empty() {
             prop_assert!(naive_game_over(&g, min_group));
             prop_assert!(
@@ -582,10 +583,20 @@ proptest! {
 // ---------------------------------------------------------------------------------------------
 
 fn check_generated(w: u32, h: u32, colors: u32, min_group: u32, seed: u64) -> TestCaseResult {
-    let first =
-        engine::generate_collapse_board(w, h, colors, min_group, &mut engine::rng_from_seed(seed));
-    let second =
-        engine::generate_collapse_board(w, h, colors, min_group, &mut engine::rng_from_seed(seed));
+    let first = engine::GenerationSize::for_collapse(w, h, colors).and_then(|size| {
+        engine::generate_collapse_board(
+            size,
+            engine::MinGroup::parse(min_group)?,
+            &mut engine::rng_from_seed(seed),
+        )
+    });
+    let second = engine::GenerationSize::for_collapse(w, h, colors).and_then(|size| {
+        engine::generate_collapse_board(
+            size,
+            engine::MinGroup::parse(min_group)?,
+            &mut engine::rng_from_seed(seed),
+        )
+    });
     prop_assert_eq!(&first, &second, "same seed, same board");
     let wire = rpc::generate_board(proto::CollapseGenerateBoardRequest {
         width: w,
@@ -943,4 +954,9 @@ fn boards_at_the_size_limit_match_the_model() {
             }
         }
     }
+}
+
+/// The engine's typed `min_group` for a test value in `2..=4096`.
+fn min_group_of(min_group: usize) -> engine::MinGroup {
+    engine::MinGroup::parse(min_group as u32).expect("test min_group is 2..=4096")
 }

@@ -573,10 +573,12 @@ fn refill_strategy() -> impl Strategy<Value = Refill> {
 // ---------------------------------------------------------------------------------------------
 
 fn check_generated(w: u32, h: u32, colors: u32, min_moves: u32, seed: u64) -> TestCaseResult {
-    let first =
-        engine::generate_swap_board(w, h, colors, min_moves, &mut engine::rng_from_seed(seed));
-    let second =
-        engine::generate_swap_board(w, h, colors, min_moves, &mut engine::rng_from_seed(seed));
+    let first = engine::GenerationSize::for_swap(w, h, colors).and_then(|size| {
+        engine::generate_swap_board(size, min_moves, &mut engine::rng_from_seed(seed))
+    });
+    let second = engine::GenerationSize::for_swap(w, h, colors).and_then(|size| {
+        engine::generate_swap_board(size, min_moves, &mut engine::rng_from_seed(seed))
+    });
     prop_assert_eq!(&first, &second, "same seed, same result");
     let wire = rpc::generate_board(proto::SwapGenerateBoardRequest {
         width: w,
@@ -651,7 +653,7 @@ proptest! {
     fn generated_large_boards_are_stable_and_playable(
         w in 13u32..=64, h in 13u32..=64, colors in 3u32..=8, min_moves in 0u32..=3, seed in any::<u64>()
     ) {
-        let result = engine::generate_swap_board(w, h, colors, min_moves, &mut engine::rng_from_seed(seed));
+        let result = engine::GenerationSize::for_swap(w, h, colors).and_then(|size| engine::generate_swap_board(size, min_moves, &mut engine::rng_from_seed(seed)));
         prop_assert!(result.is_ok(), "{result:?}");
         check_generated(w, h, colors, min_moves, seed)?;
     }
@@ -872,7 +874,7 @@ proptest! {
         pick in any::<prop::sample::Index>(), reversed in any::<bool>(),
         refill in refill_strategy(), auto_shuffle in any::<bool>(),
     ) {
-        let (board, _) = engine::generate_swap_board(w, h, colors, 1, &mut engine::rng_from_seed(seed)).unwrap();
+        let (board, _) = engine::GenerationSize::for_swap(w, h, colors).and_then(|size| engine::generate_swap_board(size, 1, &mut engine::rng_from_seed(seed))).unwrap();
         let g = Grid::of(board.board());
         let swaps = naive_valid_swaps(&g);
         prop_assert!(!swaps.is_empty());
@@ -1002,7 +1004,7 @@ proptest! {
         w in 1u32..=12, h in 1u32..=12, colors in 2u32..=6, seed in any::<u64>(),
         order in any::<u64>(),
     ) {
-        let generated = engine::generate_swap_board(w, h, colors, 1, &mut engine::rng_from_seed(seed));
+        let generated = engine::GenerationSize::for_swap(w, h, colors).and_then(|size| engine::generate_swap_board(size, 1, &mut engine::rng_from_seed(seed)));
         prop_assume!(generated.is_ok());
         let mut g = Grid::of(generated.unwrap().0.board());
         // Permute the tiles with the test's own RNG (Fisher-Yates).
@@ -1052,8 +1054,8 @@ proptest! {
         min_moves in 0u32..=4, seed in any::<u64>(),
     ) {
         let exists = naive_arrangement_exists(w, h, None, colors, min_moves as usize);
-        let result = engine::generate_swap_board(
-            w as u32, h as u32, u32::from(colors), min_moves, &mut engine::rng_from_seed(seed),
+        let result = engine::GenerationSize::for_swap(w as u32, h as u32, u32::from(colors)).and_then(|size| engine::generate_swap_board(
+            size, min_moves, &mut engine::rng_from_seed(seed)),
         );
         prop_assert_eq!(result.is_ok(), exists, "{}x{} colors {} min_moves {}: {:?}", w, h, colors, min_moves, result);
         check_generated(w as u32, h as u32, u32::from(colors), min_moves, seed)?;
@@ -1270,7 +1272,7 @@ proptest! {
                 }
                 let verdict = naive_verdict(g, a, b);
                 if naive_stable(g) && verdict != SwapVerdict::Ok && verdict != SwapVerdict::OutOfBounds {
-                    faults.push(Fault::Exact(EngineError::IllegalSwap(verdict)));
+                    faults.push(Fault::Exact(EngineError::IllegalSwap(verdict.rejection().unwrap())));
                 }
             }
         }
@@ -1383,8 +1385,9 @@ fn sweep_covers_multi_step_cascades_and_shuffles() {
     for seed in 0..300u64 {
         let (w, h) = (3 + rng.below(6) as u32, 3 + rng.below(6) as u32);
         let colors = 3 + rng.below(2) as u32;
-        let (board, _) =
-            engine::generate_swap_board(w, h, colors, 1, &mut engine::rng_from_seed(seed)).unwrap();
+        let (board, _) = engine::GenerationSize::for_swap(w, h, colors)
+            .and_then(|size| engine::generate_swap_board(size, 1, &mut engine::rng_from_seed(seed)))
+            .unwrap();
         let g = Grid::of(board.board());
         let swaps = naive_valid_swaps(&g);
         let (a, b) = swaps[rng.below(swaps.len() as u64) as usize];

@@ -5,7 +5,9 @@
 
 use std::fmt;
 
+pub use super::error::BoardError;
 use super::error::EngineError;
+pub use super::position::Position;
 
 /// Smallest and largest board side, in cells (docs/rules.md section 1).
 pub const MIN_SIDE: u32 = 1;
@@ -20,59 +22,6 @@ pub const EMPTY: u8 = 0;
 ///
 /// Chosen so the rules' example boards (`R`, `G`, `B`, `Y`, `A`, `C`, `D`) read naturally.
 pub const COLOR_LETTERS: &[u8; 16] = b"RGBYPOCWKMADEFHI";
-
-/// A cell address `(row, col)`, zero-based; not tied to a board until checked with
-/// [`Board::index_of`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Position {
-    /// Row, 0 is the top row.
-    pub row: u32,
-    /// Column, 0 is the leftmost column.
-    pub col: u32,
-}
-
-impl Position {
-    /// The position `(row, col)`.
-    pub const fn new(row: u32, col: u32) -> Self {
-        Self { row, col }
-    }
-}
-
-impl fmt::Display for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "({}, {})", self.row, self.col)
-    }
-}
-
-/// Why raw board data is not a [`Board`].
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum BoardError {
-    /// `width` outside `1..=64`.
-    #[error("width must be 1..=64, got {0}")]
-    WidthOutOfRange(u32),
-    /// `height` outside `1..=64`.
-    #[error("height must be 1..=64, got {0}")]
-    HeightOutOfRange(u32),
-    /// `cells` does not hold `width * height` values.
-    #[error("cells must hold width * height = {expected} values, got {actual}")]
-    CellCountMismatch {
-        /// `width * height`.
-        expected: usize,
-        /// The number of cells given.
-        actual: usize,
-    },
-    /// A cell value above 16.
-    #[error("cell {index} must be 0 (empty) or a colour 1..=16, got {value}")]
-    ColorOutOfRange {
-        /// Row-major index of the cell.
-        index: usize,
-        /// The value found.
-        value: u32,
-    },
-    /// Text board rows of different lengths, or an unknown character.
-    #[error("board text: {0}")]
-    Text(String),
-}
 
 /// A well-formed board: sides in `1..=64`, `width * height` cells, each empty or `1..=16`.
 #[derive(Clone, PartialEq, Eq, Hash)]

@@ -84,11 +84,11 @@ pub fn resolve_swap<R: Rng + ?Sized>(
     options: CascadeOptions,
     rng: &mut R,
 ) -> Result<CascadeOutcome, EngineError> {
-    check_swap_positions(board.board(), swap)?;
-    match judge_swap(&board, swap) {
-        SwapVerdict::Ok => {}
-        verdict => return Err(EngineError::IllegalSwap(verdict)),
+    if let Some(rejection) = judge_swap(&board, swap).rejection() {
+        return Err(EngineError::IllegalSwap(rejection));
     }
+    // OK or OUT_OF_BOUNDS: name the off-board position's field in the latter case.
+    check_swap_positions(board.board(), swap)?;
     run_cascade(
         apply_swap(board.into_board(), swap),
         Vec::new(),

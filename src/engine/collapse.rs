@@ -5,108 +5,12 @@
 //! whole group, applies gravity within each column, then removes every entirely empty column,
 //! sliding the columns to its right left in order. The game is over when no legal group remains.
 
-use std::fmt;
-
-use rand::Rng;
-
 use super::board::{Board, CellSet, EMPTY, Position};
-use super::error::{EngineError, Unsettled};
-use super::generate::check_generation_parameters;
+use super::error::{EngineError, TapRejection};
 use super::gravity::{Fall, apply_gravity};
+use super::params::MinGroup;
 use super::scoring::ScoringRule;
-
-/// Smallest legal `min_group`.
-pub const MIN_GROUP_FLOOR: u32 = 2;
-/// Largest accepted `min_group`: the cell count of the largest board.
-pub const MIN_GROUP_CEILING: u32 = 64 * 64;
-
-/// Checks a `min_group` request value: 0 means the default 2; otherwise `2..=4096`.
-///
-/// # Errors
-/// [`EngineError::InvalidParameter`] naming `min_group`.
-pub fn parse_min_group(value: u32) -> Result<usize, EngineError> {
-    match value {
-        0 => Ok(MIN_GROUP_FLOOR as usize),
-        MIN_GROUP_FLOOR..=MIN_GROUP_CEILING => Ok(value as usize),
-        _ => Err(EngineError::InvalidParameter {
-            field: "min_group",
-            reason: format!("must be 2..=4096 (0 means 2), got {value}"),
-        }),
-    }
-}
-
-/// A collapse board with no tile over an empty cell and no empty column left of a non-empty one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SettledBoard(Board);
-
-impl SettledBoard {
-    /// The underlying board.
-    pub fn board(&self) -> &Board {
-        &self.0
-    }
-
-    /// Gives the board back.
-    pub fn into_board(self) -> Board {
-        self.0
-    }
-}
-
-impl TryFrom<Board> for SettledBoard {
-    type Error = EngineError;
-
-    /// # Errors
-    /// [`EngineError::UnsettledBoard`] naming the first floating tile in row-major order, or else
-    /// the leftmost gap column.
-    fn try_from(board: Board) -> Result<Self, Self::Error> {
-        let (width, height) = (board.width(), board.height());
-        let cells = board.cells();
-        for index in 0..width * (height - 1) {
-            if cells[index] != EMPTY && cells[index + width] == EMPTY {
-                return Err(EngineError::UnsettledBoard(Unsettled::FloatingTile(
-                    board.position_of(index),
-                )));
-            }
-        }
-        // Settled columns are empty exactly when their bottom cell is.
-        let bottom = &cells[width * (height - 1)..];
-        if let Some(gap) = bottom.iter().position(|&c| c == EMPTY)
-            && bottom[gap..].iter().any(|&c| c != EMPTY)
-        {
-            return Err(EngineError::UnsettledBoard(Unsettled::GapColumn(
-                gap as u32,
-            )));
-        }
-        Ok(Self(board))
-    }
-}
-
-/// Why a tap is illegal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TapRejection {
-    /// The tapped cell is empty.
-    EmptyCell,
-    /// The tapped group is smaller than `min_group`.
-    GroupTooSmall {
-        /// Size of the tapped group.
-        size: usize,
-        /// The minimum in force.
-        min_group: usize,
-    },
-}
-
-impl fmt::Display for TapRejection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::EmptyCell => f.write_str("EMPTY_CELL: the tapped cell is empty"),
-            Self::GroupTooSmall { size, min_group } => {
-                write!(
-                    f,
-                    "GROUP_TOO_SMALL: the group has {size} cell(s), min_group is {min_group}"
-                )
-            }
-        }
-    }
-}
+use super::settled::SettledBoard;
 
 /// A column that moved left when empty columns closed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,9 +115,9 @@ pub fn tap(
     board: &SettledBoard,
     position: Position,
     rule: ScoringRule,
-    min_group: usize,
+    min_group: MinGroup,
 ) -> Result<TapOutcome, EngineError> {
-    let min_group = min_group.max(MIN_GROUP_FLOOR as usize);
+    let min_group = min_group.get();
     let source = board.board();
     let start = source.checked_index("position", position)?;
     let color = source.at(start);
@@ -252,7 +156,7 @@ pub fn tap(
         color,
         falls,
         column_shifts,
-        board: SettledBoard(after),
+        board: SettledBoard::new_unchecked(after),
         move_score: rule.move_score(size),
         tiles_left,
         game_over,
@@ -338,15 +242,18 @@ fn for_each_group(board: &Board, mut visit: impl FnMut(usize, u8, usize) -> bool
     }
 }
 
-/// True when the game is over on `board` under `min_group` (below 2 counts as 2).
-pub fn is_game_over(board: &SettledBoard, min_group: usize) -> bool {
-    is_game_over_on(board.board(), min_group.max(MIN_GROUP_FLOOR as usize))
+/// True when the game is over on `board`: no group of at least `min_group` cells remains.
+pub fn is_game_over(board: &SettledBoard, min_group: MinGroup) -> bool {
+    is_game_over_on(board.board(), min_group.get())
 }
 
 /// Every legal group once, ordered by representative (first cell) in row-major order.
-/// A `min_group` below 2 counts as 2.
-pub fn legal_groups(board: &SettledBoard, rule: ScoringRule, min_group: usize) -> Vec<LegalGroup> {
-    let min_group = min_group.max(MIN_GROUP_FLOOR as usize);
+pub fn legal_groups(
+    board: &SettledBoard,
+    rule: ScoringRule,
+    min_group: MinGroup,
+) -> Vec<LegalGroup> {
+    let min_group = min_group.get();
     let board = board.board();
     let mut groups = Vec::new();
     for_each_group(board, |index, color, size| {
@@ -363,56 +270,10 @@ pub fn legal_groups(board: &SettledBoard, rule: ScoringRule, min_group: usize) -
     groups
 }
 
-/// Generates a full collapse board with colours drawn uniformly from `1..=colors`, with at
-/// least one group of `min_group` cells (docs/rules.md section 3). Returns the board and its number of
-/// legal groups.
-///
-/// Draws up to 32 boards; if none has a legal group (only for extreme `min_group`), the last
-/// one has its first `min_group` cells in row-major order (a connected block) painted one
-/// drawn colour, so a valid request never fails.
-///
-/// # Errors
-/// [`EngineError::InvalidParameter`] naming `width`, `height` (1..=64), `colors` (1..=16) or
-/// `min_group` (`2..=4096`, and not above `width * height`).
-pub fn generate_collapse_board<R: Rng + ?Sized>(
-    width: u32,
-    height: u32,
-    colors: u32,
-    min_group: u32,
-    rng: &mut R,
-) -> Result<(SettledBoard, usize), EngineError> {
-    let (width, height, colors) = check_generation_parameters(width, height, colors, 1)?;
-    let min_group = parse_min_group(min_group)?;
-    if min_group > width * height {
-        return Err(EngineError::InvalidParameter {
-            field: "min_group",
-            reason: format!(
-                "{min_group} exceeds the {} cells of a {width}x{height} board",
-                width * height
-            ),
-        });
-    }
-    let mut cells = vec![EMPTY; width * height];
-    for _ in 0..32 {
-        for cell in cells.iter_mut() {
-            *cell = rng.random_range(1..=colors);
-        }
-        let board = SettledBoard(Board::from_engine_cells(width, height, cells.clone()));
-        if !is_game_over(&board, min_group) {
-            let count = legal_groups(&board, ScoringRule::PopStar, min_group).len();
-            return Ok((board, count));
-        }
-    }
-    let color = rng.random_range(1..=colors);
-    cells[..min_group].fill(color);
-    let board = SettledBoard(Board::from_engine_cells(width, height, cells));
-    let count = legal_groups(&board, ScoringRule::PopStar, min_group).len();
-    Ok((board, count))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::error::Unsettled;
 
     fn settled(text: &str) -> SettledBoard {
         SettledBoard::try_from(Board::parse(text).unwrap()).unwrap()
@@ -424,7 +285,7 @@ mod tests {
             &settled("ABBC/ABBC"),
             Position::new(0, 1),
             ScoringRule::PopStar,
-            2,
+            MinGroup::DEFAULT,
         )
         .unwrap();
         assert_eq!(outcome.board.board().to_string(), "AC../AC..");
@@ -449,7 +310,13 @@ mod tests {
             (ScoringRule::PopStar, 80, 2000),
             (ScoringRule::SameGame, 4, 1000),
         ] {
-            let outcome = tap(&settled("AA/AA"), Position::new(0, 0), rule, 2).unwrap();
+            let outcome = tap(
+                &settled("AA/AA"),
+                Position::new(0, 0),
+                rule,
+                MinGroup::DEFAULT,
+            )
+            .unwrap();
             assert_eq!(outcome.board.board().to_string(), "../..");
             assert_eq!((outcome.move_score, outcome.end_bonus), (score, bonus));
             assert_eq!(outcome.total_score(), score as i64 + bonus);
@@ -462,7 +329,7 @@ mod tests {
             &settled("RBB/RRR/RBB"),
             Position::new(1, 1),
             ScoringRule::PopStar,
-            2,
+            MinGroup::DEFAULT,
         )
         .unwrap();
         assert_eq!(outcome.board.board().to_string(), ".../BB./BB.");
@@ -473,18 +340,33 @@ mod tests {
     fn illegal_taps_are_rejected() {
         let board = settled("AB./AB.");
         assert_eq!(
-            tap(&board, Position::new(0, 2), ScoringRule::PopStar, 2),
+            tap(
+                &board,
+                Position::new(0, 2),
+                ScoringRule::PopStar,
+                MinGroup::DEFAULT
+            ),
             Err(EngineError::IllegalTap(TapRejection::EmptyCell))
         );
         assert_eq!(
-            tap(&board, Position::new(0, 0), ScoringRule::PopStar, 3),
+            tap(
+                &board,
+                Position::new(0, 0),
+                ScoringRule::PopStar,
+                MinGroup::parse(3).unwrap()
+            ),
             Err(EngineError::IllegalTap(TapRejection::GroupTooSmall {
                 size: 2,
                 min_group: 3
             }))
         );
         assert!(matches!(
-            tap(&board, Position::new(2, 0), ScoringRule::PopStar, 2),
+            tap(
+                &board,
+                Position::new(2, 0),
+                ScoringRule::PopStar,
+                MinGroup::DEFAULT
+            ),
             Err(EngineError::PositionOffBoard {
                 field: "position",
                 ..
@@ -512,7 +394,7 @@ mod tests {
             &settled("BBBG/BABG"),
             Position::new(0, 0),
             ScoringRule::PopStar,
-            2,
+            MinGroup::DEFAULT,
         )
         .unwrap();
         assert_eq!(outcome.board.board().to_string(), ".G../AG..");
@@ -538,7 +420,7 @@ mod tests {
             &settled("BBA/BBC"),
             Position::new(1, 1),
             ScoringRule::PopStar,
-            2,
+            MinGroup::DEFAULT,
         )
         .unwrap();
         assert_eq!(outcome.board.board().to_string(), "A../C..");
@@ -555,7 +437,11 @@ mod tests {
 
     #[test]
     fn legal_groups_are_listed_in_order() {
-        let groups = legal_groups(&settled("AAB/CBB"), ScoringRule::SameGame, 2);
+        let groups = legal_groups(
+            &settled("AAB/CBB"),
+            ScoringRule::SameGame,
+            MinGroup::DEFAULT,
+        );
         assert_eq!(
             groups,
             vec![
@@ -573,13 +459,5 @@ mod tests {
                 },
             ]
         );
-    }
-
-    #[test]
-    fn min_group_range() {
-        assert_eq!(parse_min_group(0), Ok(2));
-        assert_eq!(parse_min_group(4096), Ok(4096));
-        assert!(parse_min_group(1).is_err());
-        assert!(parse_min_group(4097).is_err());
     }
 }

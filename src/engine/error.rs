@@ -1,8 +1,40 @@
-//! The engine's one error type. The transport maps each variant to exactly one gRPC code.
+//! The engine's error types, in a leaf module (it imports only [`Position`]), so every other
+//! module may return them without an import cycle. The transport maps each [`EngineError`]
+//! variant to exactly one gRPC code.
 
-use super::board::{BoardError, Position};
-use super::collapse::TapRejection;
-use super::moves::SwapVerdict;
+use std::fmt;
+
+use super::position::Position;
+
+/// Why raw board data is not a [`Board`](super::Board).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BoardError {
+    /// `width` outside `1..=64`.
+    #[error("width must be 1..=64, got {0}")]
+    WidthOutOfRange(u32),
+    /// `height` outside `1..=64`.
+    #[error("height must be 1..=64, got {0}")]
+    HeightOutOfRange(u32),
+    /// `cells` does not hold `width * height` values.
+    #[error("cells must hold width * height = {expected} values, got {actual}")]
+    CellCountMismatch {
+        /// `width * height`.
+        expected: usize,
+        /// The number of cells given.
+        actual: usize,
+    },
+    /// A cell value above 16.
+    #[error("cell {index} must be 0 (empty) or a colour 1..=16, got {value}")]
+    ColorOutOfRange {
+        /// Row-major index of the cell.
+        index: usize,
+        /// The value found.
+        value: u32,
+    },
+    /// Text board rows of different lengths, or an unknown character.
+    #[error("board text: {0}")]
+    Text(String),
+}
 
 /// Why the engine refused a request. Nothing is ever half-applied: an error means no result.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -49,9 +81,9 @@ pub enum EngineError {
         /// Empty cells, row-major.
         empty_cells: Vec<Position>,
     },
-    /// A swap that an applying RPC cannot apply (never `Ok` or `OutOfBounds`).
+    /// A swap with both positions on the board that an applying RPC cannot apply.
     #[error("illegal swap: {0:?}")]
-    IllegalSwap(SwapVerdict),
+    IllegalSwap(SwapRejection),
     /// No permutation of the tiles is stable with a valid swap (or none was found within the
     /// bounded search).
     #[error(
@@ -83,12 +115,53 @@ pub enum Unsettled {
     GapColumn(u32),
 }
 
-impl std::fmt::Display for Unsettled {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for Unsettled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::FloatingTile(p) => write!(f, "tile at {p} has an empty cell below it"),
             Self::GapColumn(col) => {
                 write!(f, "column {col} is empty but a column to its right is not")
+            }
+        }
+    }
+}
+
+/// Why a swap whose two positions lie on the board is illegal: the verdicts an applying RPC
+/// answers as errors. It cannot be `Ok` or `OutOfBounds` (an off-board position is
+/// [`EngineError::PositionOffBoard`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SwapRejection {
+    /// Same cell, diagonal, or more than one step apart.
+    NotAdjacent,
+    /// `a` or `b` is empty.
+    EmptyCell,
+    /// After the swap neither `a` nor `b` is a matched cell.
+    NoMatch,
+}
+
+/// Why a tap is illegal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TapRejection {
+    /// The tapped cell is empty.
+    EmptyCell,
+    /// The tapped group is smaller than `min_group`.
+    GroupTooSmall {
+        /// Size of the tapped group.
+        size: usize,
+        /// The minimum in force.
+        min_group: usize,
+    },
+}
+
+impl fmt::Display for TapRejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::EmptyCell => f.write_str("EMPTY_CELL: the tapped cell is empty"),
+            Self::GroupTooSmall { size, min_group } => {
+                write!(
+                    f,
+                    "GROUP_TOO_SMALL: the group has {size} cell(s), min_group is {min_group}"
+                )
             }
         }
     }

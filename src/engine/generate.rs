@@ -1,41 +1,17 @@
-//! Board generation for both families.
+//! Board generation for both families: stable swap boards with enough valid swaps (docs/rules.md
+//! section 2) and full collapse boards with a legal group (section 3).
 
 use rand::Rng;
 
 use super::arrange::{Arrangement, Palette, arrange};
-use super::board::{Board, MAX_COLOR, MAX_SIDE};
+use super::board::{Board, EMPTY};
+use super::collapse::{is_game_over, legal_groups};
 use super::error::EngineError;
 use super::moves::{count_valid_swaps_in, has_valid_swaps};
+use super::params::{GenerationSize, MinGroup};
+use super::scoring::ScoringRule;
+use super::settled::SettledBoard;
 use super::stable::StableBoard;
-
-fn check_side(field: &'static str, value: u32) -> Result<usize, EngineError> {
-    if (1..=MAX_SIDE).contains(&value) {
-        Ok(value as usize)
-    } else {
-        Err(EngineError::InvalidParameter {
-            field,
-            reason: format!("must be 1..=64, got {value}"),
-        })
-    }
-}
-
-/// Validates generation sizes and colour count (`min_colors..=16`).
-pub(crate) fn check_generation_parameters(
-    width: u32,
-    height: u32,
-    colors: u32,
-    min_colors: u32,
-) -> Result<(usize, usize, u8), EngineError> {
-    let width = check_side("width", width)?;
-    let height = check_side("height", height)?;
-    if !(min_colors..=u32::from(MAX_COLOR)).contains(&colors) {
-        return Err(EngineError::InvalidParameter {
-            field: "colors",
-            reason: format!("must be {min_colors}..=16, got {colors}"),
-        });
-    }
-    Ok((width, height, colors as u8))
-}
 
 /// Generates a stable swap-family board with at least `min_moves` valid swaps (docs/rules.md section 2).
 ///
@@ -45,17 +21,14 @@ pub(crate) fn check_generation_parameters(
 /// bounded. Returns the board and its number of valid swaps.
 ///
 /// # Errors
-/// [`EngineError::InvalidParameter`] naming `width`, `height` (1..=64), `colors` (2..=16) or
-/// `min_moves` (more than the board's adjacent pairs; no valid swap can exist when both sides
+/// [`EngineError::InvalidParameter`] naming `min_moves` (more than the board's adjacent pairs; no valid swap can exist when both sides
 /// are below 3 or the board is 1x3/3x1; or no board was found within the bounded search).
 pub fn generate_swap_board<R: Rng + ?Sized>(
-    width: u32,
-    height: u32,
-    colors: u32,
+    size: GenerationSize,
     min_moves: u32,
     rng: &mut R,
 ) -> Result<(StableBoard, usize), EngineError> {
-    let (width, height, colors) = check_generation_parameters(width, height, colors, 2)?;
+    let (width, height, colors) = (size.width(), size.height(), size.colors());
     let adjacent_pairs = width * (height - 1) + height * (width - 1);
     let infeasible = |reason: String| EngineError::InvalidParameter {
         field: "min_moves",
@@ -93,6 +66,51 @@ pub fn generate_swap_board<R: Rng + ?Sized>(
     }
 }
 
+/// Generates a full collapse board with colours drawn uniformly from `1..=colors`, with at
+/// least one group of `min_group` cells (docs/rules.md section 3). Returns the board and its number of
+/// legal groups.
+///
+/// Draws up to 32 boards; if none has a legal group (only for extreme `min_group`), the last
+/// one has its first `min_group` cells in row-major order (a connected block) painted one
+/// drawn colour, so a valid request never fails.
+///
+/// # Errors
+/// [`EngineError::InvalidParameter`] naming `min_group` when it exceeds `width * height`.
+pub fn generate_collapse_board<R: Rng + ?Sized>(
+    size: GenerationSize,
+    min_group: MinGroup,
+    rng: &mut R,
+) -> Result<(SettledBoard, usize), EngineError> {
+    let (width, height, colors) = (size.width(), size.height(), size.colors());
+    let min_group_cells = min_group.get();
+    if min_group_cells > width * height {
+        return Err(EngineError::InvalidParameter {
+            field: "min_group",
+            reason: format!(
+                "{min_group_cells} exceeds the {} cells of a {width}x{height} board",
+                width * height
+            ),
+        });
+    }
+    let mut cells = vec![EMPTY; width * height];
+    for _ in 0..32 {
+        for cell in cells.iter_mut() {
+            *cell = rng.random_range(1..=colors);
+        }
+        let board =
+            SettledBoard::new_unchecked(Board::from_engine_cells(width, height, cells.clone()));
+        if !is_game_over(&board, min_group) {
+            let count = legal_groups(&board, ScoringRule::PopStar, min_group).len();
+            return Ok((board, count));
+        }
+    }
+    let color = rng.random_range(1..=colors);
+    cells[..min_group_cells].fill(color);
+    let board = SettledBoard::new_unchecked(Board::from_engine_cells(width, height, cells));
+    let count = legal_groups(&board, ScoringRule::PopStar, min_group).len();
+    Ok((board, count))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,9 +125,7 @@ mod tests {
         min_moves: u32,
     ) -> Result<(StableBoard, usize), EngineError> {
         generate_swap_board(
-            width,
-            height,
-            colors,
+            GenerationSize::for_swap(width, height, colors)?,
             min_moves,
             &mut ChaCha8Rng::seed_from_u64(7),
         )

@@ -13,8 +13,11 @@ pub mod error;
 pub mod generate;
 pub mod gravity;
 pub mod moves;
+pub mod params;
+pub mod position;
 pub mod runs;
 pub mod scoring;
+pub mod settled;
 pub mod shuffle;
 pub mod stable;
 
@@ -23,16 +26,15 @@ pub use cascade::{
     CascadeOptions, CascadeOutcome, CascadeStep, Refill, check_swap_positions, preview_swap,
     resolve_board, resolve_swap,
 };
-pub use collapse::{
-    ColumnShift, LegalGroup, SettledBoard, TapOutcome, TapRejection, generate_collapse_board,
-    is_game_over, legal_groups, parse_min_group, tap,
-};
-pub use error::{EngineError, Unsettled};
-pub use generate::generate_swap_board;
+pub use collapse::{ColumnShift, LegalGroup, TapOutcome, is_game_over, legal_groups, tap};
+pub use error::{EngineError, SwapRejection, TapRejection, Unsettled};
+pub use generate::{generate_collapse_board, generate_swap_board};
 pub use gravity::{Fall, Spawn};
 pub use moves::{Swap, SwapVerdict, count_valid_swaps, is_dead, judge_swap, valid_swaps};
+pub use params::{GenerationSize, MinGroup};
 pub use runs::{Group, find_groups, has_run, matched_positions};
 pub use scoring::ScoringRule;
+pub use settled::SettledBoard;
 pub use shuffle::shuffle;
 pub use stable::{StableBoard, is_stable};
 

@@ -6,6 +6,7 @@
 //! per candidate swap, no allocation.
 
 use super::board::{Board, EMPTY, Position};
+use super::error::SwapRejection;
 use super::stable::StableBoard;
 
 /// Two positions to exchange.
@@ -37,6 +38,29 @@ pub enum SwapVerdict {
     EmptyCell,
     /// After the swap neither `a` nor `b` is a matched cell.
     NoMatch,
+}
+
+impl SwapVerdict {
+    /// The rejection this verdict stands for, when the swap is illegal with both positions on
+    /// the board; `None` for [`SwapVerdict::Ok`] and [`SwapVerdict::OutOfBounds`].
+    pub fn rejection(self) -> Option<SwapRejection> {
+        match self {
+            Self::Ok | Self::OutOfBounds => None,
+            Self::NotAdjacent => Some(SwapRejection::NotAdjacent),
+            Self::EmptyCell => Some(SwapRejection::EmptyCell),
+            Self::NoMatch => Some(SwapRejection::NoMatch),
+        }
+    }
+}
+
+impl From<SwapRejection> for SwapVerdict {
+    fn from(rejection: SwapRejection) -> Self {
+        match rejection {
+            SwapRejection::NotAdjacent => Self::NotAdjacent,
+            SwapRejection::EmptyCell => Self::EmptyCell,
+            SwapRejection::NoMatch => Self::NoMatch,
+        }
+    }
 }
 
 /// Judges `swap` on a stable board.

@@ -24,13 +24,9 @@ pub fn generate_board(
     request: proto::CollapseGenerateBoardRequest,
 ) -> Result<proto::CollapseGenerateBoardResponse, EngineError> {
     let mut rng = engine::rng_from_seed(request.seed);
-    let (board, count) = engine::generate_collapse_board(
-        request.width,
-        request.height,
-        request.colors,
-        request.min_group,
-        &mut rng,
-    )?;
+    let size = engine::GenerationSize::for_collapse(request.width, request.height, request.colors)?;
+    let min_group = engine::MinGroup::parse(request.min_group)?;
+    let (board, count) = engine::generate_collapse_board(size, min_group, &mut rng)?;
     Ok(proto::CollapseGenerateBoardResponse {
         board: Some(board.board().into()),
         legal_group_count: count as u32,
@@ -40,7 +36,7 @@ pub fn generate_board(
 /// Tap, engine side.
 pub fn tap(request: proto::TapRequest) -> Result<proto::TapResponse, EngineError> {
     let rule = scoring_from_proto("scoring", request.scoring)?;
-    let min_group = engine::parse_min_group(request.min_group)?;
+    let min_group = engine::MinGroup::parse(request.min_group)?;
     let position = position_from_proto(request.position.ok_or_else(|| required("position"))?);
     let board = board_from_proto(request.board)?;
     board.checked_index("position", position)?;
@@ -65,7 +61,7 @@ pub fn check_dead_state(
     request: proto::CollapseCheckDeadStateRequest,
 ) -> Result<proto::CollapseCheckDeadStateResponse, EngineError> {
     let rule = scoring_from_proto("scoring", request.scoring)?;
-    let min_group = engine::parse_min_group(request.min_group)?;
+    let min_group = engine::MinGroup::parse(request.min_group)?;
     let board = settled_board(request.board)?;
     let groups = engine::legal_groups(&board, rule, min_group);
     let tiles_left = board.board().tile_count();

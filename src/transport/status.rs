@@ -166,11 +166,14 @@ impl From<EngineError> for Status {
                     .take(MAX_NAMED_CELLS)
                     .map(|p| (cell_subject(p), "cell is empty".to_owned())),
             ),
-            EngineError::IllegalSwap(verdict) => failed_precondition(
-                "ILLEGAL_SWAP",
-                format!("illegal swap: {}", swap_verdict_name(verdict)),
-                [("swap".to_owned(), swap_verdict_name(verdict).to_owned())],
-            ),
+            EngineError::IllegalSwap(rejection) => {
+                let verdict = SwapVerdict::from(rejection);
+                failed_precondition(
+                    "ILLEGAL_SWAP",
+                    format!("illegal swap: {}", swap_verdict_name(verdict)),
+                    [("swap".to_owned(), swap_verdict_name(verdict).to_owned())],
+                )
+            }
             EngineError::NoShuffleExists => failed_precondition(
                 "NO_SHUFFLE_EXISTS",
                 message,

@@ -67,13 +67,9 @@ pub fn generate_board(
     request: proto::SwapGenerateBoardRequest,
 ) -> Result<proto::SwapGenerateBoardResponse, EngineError> {
     let mut rng = engine::rng_from_seed(request.seed);
-    let (board, count) = engine::generate_swap_board(
-        request.width,
-        request.height,
-        request.colors,
-        request.min_moves.unwrap_or(1),
-        &mut rng,
-    )?;
+    let size = engine::GenerationSize::for_swap(request.width, request.height, request.colors)?;
+    let (board, count) =
+        engine::generate_swap_board(size, request.min_moves.unwrap_or(1), &mut rng)?;
     Ok(proto::SwapGenerateBoardResponse {
         board: Some(board.board().into()),
         valid_swap_count: count as u32,

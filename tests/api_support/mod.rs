@@ -405,10 +405,7 @@ impl Rule {
 /// `0..=4`, blank lines between). Colour `v` there is `v + 1` here.
 pub fn standard_positions() -> Vec<Board> {
     const SIDE: usize = 15;
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/samegame-standard-20.txt"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/samegame-standard-20.txt");
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
     let mut blocks: Vec<Vec<&str>> = vec![Vec::new()];
     for line in text.lines() {
