@@ -283,6 +283,13 @@ impl CellSet {
     pub(crate) fn is_empty(&self) -> bool {
         self.rows.iter().all(|&r| r == 0)
     }
+
+    /// The cells of the first `height` rows in row-major order.
+    pub(crate) fn positions(&self, height: usize) -> impl Iterator<Item = Position> + '_ {
+        self.rows[..height].iter().enumerate().flat_map(|(row, &mask)| {
+            super::bitboard::BitIter(mask).map(move |col| Position::new(row as u32, col))
+        })
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! across a whole call, so the same request gives the same result on every run.
 
 mod arrange;
+mod bitboard;
 pub mod board;
 pub mod cascade;
 pub mod collapse;

@@ -5,6 +5,7 @@
 //! is a matched cell. Only lines through `a` and `b` can change, so each check is local: O(1)
 //! per candidate swap, no allocation.
 
+use super::bitboard::{BitIter, ColorPlanes};
 use super::board::{Board, EMPTY, Position};
 use super::error::SwapRejection;
 use super::stable::StableBoard;
@@ -170,28 +171,30 @@ pub(crate) fn for_each_valid_swap(
     height: usize,
     mut visit: impl FnMut(usize, usize) -> bool,
 ) {
-    for a in 0..cells.len() {
-        let col = a % width;
-        if col + 1 < width && swap_makes_match(cells, width, height, a, a + 1) && !visit(a, a + 1) {
-            return;
-        }
-        if a + width < cells.len()
-            && swap_makes_match(cells, width, height, a, a + width)
-            && !visit(a, a + width)
-        {
-            return;
+    let planes = ColorPlanes::new(cells, width, height);
+    for row in 0..height {
+        let (right, down) = planes.swap_masks(row);
+        for col in BitIter(right | down) {
+            let a = row * width + col as usize;
+            if right >> col & 1 == 1 && !visit(a, a + 1) {
+                return;
+            }
+            if down >> col & 1 == 1 && !visit(a, a + width) {
+                return;
+            }
         }
     }
 }
 
 /// Number of valid swaps of a full, run-free arrangement of `cells`.
 pub(crate) fn count_valid_swaps_in(cells: &[u8], width: usize, height: usize) -> usize {
-    let mut count = 0;
-    for_each_valid_swap(cells, width, height, |_, _| {
-        count += 1;
-        true
-    });
-    count
+    let planes = ColorPlanes::new(cells, width, height);
+    (0..height)
+        .map(|row| {
+            let (right, down) = planes.swap_masks(row);
+            (right.count_ones() + down.count_ones()) as usize
+        })
+        .sum()
 }
 
 /// True when a full, run-free arrangement of `cells` has at least `minimum` valid swaps.
@@ -199,12 +202,16 @@ pub(crate) fn has_valid_swaps(cells: &[u8], width: usize, height: usize, minimum
     if minimum == 0 {
         return true;
     }
+    let planes = ColorPlanes::new(cells, width, height);
     let mut count = 0;
-    for_each_valid_swap(cells, width, height, |_, _| {
-        count += 1;
-        count < minimum
-    });
-    count >= minimum
+    for row in 0..height {
+        let (right, down) = planes.swap_masks(row);
+        count += (right.count_ones() + down.count_ones()) as usize;
+        if count >= minimum {
+            return true;
+        }
+    }
+    false
 }
 
 /// Every valid swap of `board` once, as `(a, b)` with `a` before `b` in row-major order, sorted

@@ -4,7 +4,8 @@
 //! matches); a *matched cell* is any cell in a run; a *group* is a 4-connected set of matched
 //! cells of one colour, so L, T and + shapes and parallel touching runs (`RRR/RRR`) are one group.
 
-use super::board::{Board, CellSet, EMPTY, Position};
+use super::bitboard::ColorPlanes;
+use super::board::{Board, CellSet, Position};
 
 /// One group of matched cells, cleared together.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,118 +17,91 @@ pub struct Group {
 }
 
 /// Every matched cell of `board`, as row masks.
-///
-/// Works on "same as the right neighbour" and "same as the cell below" masks: a horizontal run
-/// starts where two consecutive right-equalities hold, a vertical run where two consecutive
-/// down-equalities hold.
 pub(crate) fn matched_cells(board: &Board) -> CellSet {
-    let (width, height) = (board.width(), board.height());
-    let cells = board.cells();
-    let mut matched = CellSet::new();
-    let mut down_equal_above = 0u64; // down-equality mask of the row above the current one
-    for row in 0..height {
-        let line = &cells[row * width..(row + 1) * width];
-        let mut right_equal = 0u64;
-        let mut down_equal = 0u64;
-        for col in 0..width {
-            let cell = line[col];
-            if cell == EMPTY {
-                continue;
-            }
-            if col + 1 < width && line[col + 1] == cell {
-                right_equal |= 1 << col;
-            }
-            if row + 1 < height && cells[(row + 1) * width + col] == cell {
-                down_equal |= 1 << col;
-            }
-        }
-        let horizontal_starts = right_equal & (right_equal >> 1);
-        let mut row_mask = matched.row(row)
-            | horizontal_starts
-            | (horizontal_starts << 1)
-            | (horizontal_starts << 2);
-        // A vertical run covering rows row-1, row, row+1 starts at row-1.
-        let vertical_starts = down_equal_above & down_equal;
-        if vertical_starts != 0 {
-            matched.set_row(row - 1, matched.row(row - 1) | vertical_starts);
-            row_mask |= vertical_starts;
-            matched.set_row(row + 1, matched.row(row + 1) | vertical_starts);
-        }
-        matched.set_row(row, row_mask);
-        down_equal_above = down_equal;
-    }
-    matched
+    ColorPlanes::of(board).matched()
 }
 
 /// True when `board` has at least one run.
 pub fn has_run(board: &Board) -> bool {
-    !matched_cells(board).is_empty()
+    ColorPlanes::of(board).has_run()
 }
 
 /// Every matched cell of `board`, in row-major order.
 pub fn matched_positions(board: &Board) -> Vec<Position> {
-    let matched = matched_cells(board);
-    (0..board.height())
-        .flat_map(|row| {
-            (0..board.width())
-                .filter(move |&col| matched.contains(row, col))
-                .map(move |col| Position::new(row as u32, col as u32))
-        })
-        .collect()
+    matched_cells(board).positions(board.height()).collect()
 }
 
 /// The groups of `board`, ordered by their first cell in row-major order, each group's cells in
 /// row-major order. Empty when the board has no run.
 pub fn find_groups(board: &Board) -> Vec<Group> {
-    let matched = matched_cells(board);
-    if matched.is_empty() {
-        return Vec::new();
-    }
-    let (width, height) = (board.width(), board.height());
-    let mut visited = CellSet::new();
-    let mut stack: Vec<(usize, usize)> = Vec::new();
+    let planes = ColorPlanes::of(board);
+    let matched = planes.matched();
+    groups_of(&planes, &matched)
+}
+
+/// Splits `matched` (the matched cells of the board `planes` describes) into groups, ordered
+/// by their first cell in row-major order: per colour, connected components found by flood
+/// fill on the row masks.
+pub(crate) fn groups_of(planes: &ColorPlanes, matched: &CellSet) -> Vec<Group> {
+    let height = planes.height();
     let mut groups = Vec::new();
-    for row in 0..height {
-        for col in 0..width {
-            if !matched.contains(row, col) || visited.contains(row, col) {
-                continue;
-            }
-            let color = board.at(row * width + col);
-            let mut members = CellSet::new();
-            visited.insert(row, col);
-            stack.push((row, col));
-            while let Some((r, c)) = stack.pop() {
-                members.insert(r, c);
-                let neighbours = [
-                    (r.wrapping_sub(1), c),
-                    (r + 1, c),
-                    (r, c.wrapping_sub(1)),
-                    (r, c + 1),
-                ];
-                for (nr, nc) in neighbours {
-                    if nr < height
-                        && nc < width
-                        && matched.contains(nr, nc)
-                        && !visited.contains(nr, nc)
-                        && board.at(nr * width + nc) == color
-                    {
-                        visited.insert(nr, nc);
-                        stack.push((nr, nc));
-                    }
+    if matched.is_empty() {
+        return groups;
+    }
+    for color in 1..=planes.colors() {
+        let mut remaining = planes.color_within(color, matched);
+        for row in 0..height {
+            while remaining.row(row) != 0 {
+                let seed = remaining.row(row) & remaining.row(row).wrapping_neg();
+                let members = flood(&remaining, height, row, seed);
+                for r in row..height {
+                    remaining.set_row(r, remaining.row(r) & !members.row(r));
                 }
+                groups.push(Group {
+                    color,
+                    cells: members.positions(height).collect(),
+                });
             }
-            let cells = (row..height)
-                .flat_map(|r| {
-                    let mask = members.row(r);
-                    (0..width)
-                        .filter(move |&c| mask >> c & 1 == 1)
-                        .map(move |c| Position::new(r as u32, c as u32))
-                })
-                .collect();
-            groups.push(Group { color, cells });
         }
     }
+    groups.sort_unstable_by_key(|group| group.cells[0]);
     groups
+}
+
+/// The 4-connected component of `allowed` that contains the cell `seed` (a single bit) of row
+/// `row`, grown row by row to a fixed point.
+fn flood(allowed: &CellSet, height: usize, row: usize, seed: u64) -> CellSet {
+    let mut members = CellSet::new();
+    members.set_row(row, seed);
+    let (mut first, mut last) = (row, row);
+    loop {
+        let mut changed = false;
+        let from = first.saturating_sub(1);
+        let to = (last + 1).min(height - 1);
+        for r in from..=to {
+            let current = members.row(r);
+            let above = if r > 0 { members.row(r - 1) } else { 0 };
+            let below = if r + 1 < height { members.row(r + 1) } else { 0 };
+            let mut grown = (current | above | below) & allowed.row(r);
+            // Spread along the row until it stops: runs are short, so this is a few rounds.
+            loop {
+                let wider = (grown | (grown << 1) | (grown >> 1)) & allowed.row(r);
+                if wider == grown {
+                    break;
+                }
+                grown = wider;
+            }
+            if grown != current {
+                members.set_row(r, grown);
+                changed = true;
+                first = first.min(r);
+                last = last.max(r);
+            }
+        }
+        if !changed {
+            return members;
+        }
+    }
 }
 
 #[cfg(test)]

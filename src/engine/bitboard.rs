@@ -1,0 +1,188 @@
+//! Bitboards of the swap family: a `CellSet` holds one `u64` per row (bit `c` of row `r` is
+//! cell `(r, c)`, so a 64-wide row uses every bit), and [`ColorPlanes`] holds one such set per
+//! colour. Runs, matched cells, groups and valid swaps are computed on these words with shifts
+//! and masks, as chess engines do with piece bitboards, instead of cell by cell.
+
+use super::board::{Board, CellSet, EMPTY};
+
+/// The set bits of a word, lowest first.
+#[derive(Clone, Copy)]
+pub(crate) struct BitIter(pub(crate) u64);
+
+impl Iterator for BitIter {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        if self.0 == 0 {
+            return None;
+        }
+        let bit = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        Some(bit)
+    }
+}
+
+/// Zero rows kept above row 0 of each plane, so patterns may look two rows up unchecked.
+const PAD_ABOVE: usize = 2;
+/// Zero rows kept below the last row of each plane, so patterns may look three rows down.
+const PAD_BELOW: usize = 3;
+
+/// One `CellSet`-like plane of row masks per colour `1..=colors` of a board, each padded with
+/// zero rows above and below so that vertical patterns need no bounds checks.
+pub(crate) struct ColorPlanes {
+    height: usize,
+    /// Highest colour present, `0..=16`; planes exist for colours `1..=colors`.
+    colors: usize,
+    /// Rows per plane: `PAD_ABOVE + height + PAD_BELOW`.
+    stride: usize,
+    /// Plane of colour `c` is `words[(c - 1) * stride..c * stride]`; row `r` is at
+    /// `PAD_ABOVE + r` within it.
+    words: Vec<u64>,
+}
+
+impl ColorPlanes {
+    /// The colour planes of `cells`, a row-major `width x height` board (values `0..=16`).
+    pub(crate) fn new(cells: &[u8], width: usize, height: usize) -> Self {
+        debug_assert_eq!(cells.len(), width * height);
+        let colors = usize::from(cells.iter().copied().max().unwrap_or(EMPTY));
+        let stride = PAD_ABOVE + height + PAD_BELOW;
+        let mut words = vec![0u64; colors * stride];
+        for (row, line) in cells.chunks_exact(width).enumerate() {
+            for (col, &cell) in line.iter().enumerate() {
+                if cell != EMPTY {
+                    words[(usize::from(cell) - 1) * stride + PAD_ABOVE + row] |= 1 << col;
+                }
+            }
+        }
+        Self {
+            height,
+            colors,
+            stride,
+            words,
+        }
+    }
+
+    /// The planes of a board.
+    pub(crate) fn of(board: &Board) -> Self {
+        Self::new(board.cells(), board.width(), board.height())
+    }
+
+    /// The padded rows of colour `color` (`1..=colors`).
+    #[inline]
+    fn plane(&self, color: usize) -> &[u64] {
+        &self.words[(color - 1) * self.stride..color * self.stride]
+    }
+
+    /// Every matched cell: cells in a horizontal or vertical line of 3+ of one colour.
+    pub(crate) fn matched(&self) -> CellSet {
+        let mut matched = CellSet::new();
+        for color in 1..=self.colors {
+            let plane = self.plane(color);
+            for row in 0..self.height {
+                let i = PAD_ABOVE + row;
+                let line = plane[i];
+                if line == 0 {
+                    continue;
+                }
+                let starts = line & (line >> 1) & (line >> 2);
+                matched.set_row(row, matched.row(row) | starts | (starts << 1) | (starts << 2));
+                let vertical = line & plane[i + 1] & plane[i + 2];
+                if vertical != 0 {
+                    // Non-zero only when rows row + 1 and row + 2 exist.
+                    for r in row..row + 3 {
+                        matched.set_row(r, matched.row(r) | vertical);
+                    }
+                }
+            }
+        }
+        matched
+    }
+
+    /// True when some line of 3+ cells has one colour.
+    pub(crate) fn has_run(&self) -> bool {
+        (1..=self.colors).any(|color| {
+            let plane = self.plane(color);
+            (PAD_ABOVE..PAD_ABOVE + self.height).any(|i| {
+                let line = plane[i];
+                line & (line >> 1) & (line >> 2) != 0 || line & plane[i + 1] & plane[i + 2] != 0
+            })
+        })
+    }
+
+    /// The cells of colour `color` (`1..=16`) within `within`.
+    pub(crate) fn color_within(&self, color: u8, within: &CellSet) -> CellSet {
+        let mut set = CellSet::new();
+        let color = usize::from(color);
+        if color == 0 || color > self.colors {
+            return set;
+        }
+        let plane = self.plane(color);
+        for row in 0..self.height {
+            set.set_row(row, plane[PAD_ABOVE + row] & within.row(row));
+        }
+        set
+    }
+
+    /// The valid swaps of row `row` of a full, run-free board, as two masks: bit `c` of the
+    /// first is the swap `(row, c)-(row, c + 1)`, bit `c` of the second `(row, c)-(row + 1, c)`.
+    ///
+    /// A swap is valid when the tile moving into a cell completes a line of three there with
+    /// two tiles of its colour: beside it in the line it moves along, or on both sides or on
+    /// one side of the line across it. Each such pattern is a few shifts and ANDs of the
+    /// moving colour's plane, so one row costs a few dozen word operations per colour.
+    #[inline]
+    pub(crate) fn swap_masks(&self, row: usize) -> (u64, u64) {
+        let i = PAD_ABOVE + row;
+        let (mut right, mut down) = (0u64, 0u64);
+        for color in 1..=self.colors {
+            let plane = self.plane(color);
+            let (up2, up1, line, down1, down2, down3) = (
+                plane[i - 2],
+                plane[i - 1],
+                plane[i],
+                plane[i + 1],
+                plane[i + 2],
+                plane[i + 3],
+            );
+            if line == 0 && down1 == 0 {
+                continue;
+            }
+            // Cells where a tile of this colour would be the middle or an end of a vertical
+            // line of three through this row...
+            let across_vertical = (up1 & up2) | (down1 & down2) | (up1 & down1);
+            // ...and of a horizontal line of three in this row and in the row below.
+            let across_here = across_horizontal(line);
+            let across_below = across_horizontal(down1);
+            // Right swaps: the tile at c moves to c + 1, the tile at c + 1 moves to c.
+            let moves_right = line & (((line >> 2) & (line >> 3)) | (across_vertical >> 1));
+            let moves_left = (line >> 1) & (((line << 1) & (line << 2)) | across_vertical);
+            right |= (moves_right | moves_left) & !(line & (line >> 1));
+            // Down swaps: the tile at row moves to row + 1, the tile at row + 1 moves up.
+            let moves_down = line & (across_below | (down2 & down3));
+            let moves_up = down1 & (across_here | (up1 & up2));
+            down |= (moves_down | moves_up) & !(line & down1);
+        }
+        (right, down)
+    }
+
+    /// Number of rows.
+    #[inline]
+    pub(crate) fn height(&self) -> usize {
+        self.height
+    }
+
+    /// The highest colour present, `0..=16`.
+    #[inline]
+    pub(crate) fn colors(&self) -> u8 {
+        self.colors as u8
+    }
+}
+
+/// Bit `c` set when a tile at `c` would complete a horizontal line of three with the tiles of
+/// `line` at `c - 2, c - 1`, at `c - 1, c + 1`, or at `c + 1, c + 2`.
+#[inline]
+fn across_horizontal(line: u64) -> u64 {
+    let (left1, left2, right1, right2) = (line << 1, line << 2, line >> 1, line >> 2);
+    (left1 & left2) | (right1 & right2) | (left1 & right1)
+}
