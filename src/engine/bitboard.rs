@@ -86,7 +86,10 @@ impl ColorPlanes {
                     continue;
                 }
                 let starts = line & (line >> 1) & (line >> 2);
-                matched.set_row(row, matched.row(row) | starts | (starts << 1) | (starts << 2));
+                matched.set_row(
+                    row,
+                    matched.row(row) | starts | (starts << 1) | (starts << 2),
+                );
                 let vertical = line & plane[i + 1] & plane[i + 2];
                 if vertical != 0 {
                     // Non-zero only when rows row + 1 and row + 2 exist.
@@ -164,6 +167,21 @@ impl ColorPlanes {
             down |= (moves_down | moves_up) & !(line & down1);
         }
         (right, down)
+    }
+
+    /// Number of valid swaps of the (full, run-free) board.
+    pub(crate) fn count_valid_swaps(&self) -> usize {
+        (0..self.height)
+            .map(|row| {
+                let (right, down) = self.swap_masks(row);
+                (right.count_ones() + down.count_ones()) as usize
+            })
+            .sum()
+    }
+
+    /// True when the (full, run-free) board has a valid swap; stops at the first row with one.
+    pub(crate) fn has_valid_swap(&self) -> bool {
+        (0..self.height).any(|row| self.swap_masks(row) != (0, 0))
     }
 
     /// Number of rows.

@@ -284,11 +284,19 @@ impl CellSet {
         self.rows.iter().all(|&r| r == 0)
     }
 
+    /// Number of cells in the set.
+    pub(crate) fn len(&self) -> usize {
+        self.rows.iter().map(|r| r.count_ones() as usize).sum()
+    }
+
     /// The cells of the first `height` rows in row-major order.
     pub(crate) fn positions(&self, height: usize) -> impl Iterator<Item = Position> + '_ {
-        self.rows[..height].iter().enumerate().flat_map(|(row, &mask)| {
-            super::bitboard::BitIter(mask).map(move |col| Position::new(row as u32, col))
-        })
+        self.rows[..height]
+            .iter()
+            .enumerate()
+            .flat_map(|(row, &mask)| {
+                super::bitboard::BitIter(mask).map(move |col| Position::new(row as u32, col))
+            })
     }
 }
 

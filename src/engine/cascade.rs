@@ -3,14 +3,15 @@
 
 use rand::Rng;
 
+use super::bitboard::{BitIter, ColorPlanes};
 use super::board::{Board, EMPTY};
 use super::error::EngineError;
-use super::gravity::{Fall, Spawn, apply_gravity, refill};
+use super::gravity::{Fall, Spawn, apply_gravity, refill, refill_tops, settle_columns};
 use super::moves::{Swap, SwapVerdict, apply_swap, count_valid_swaps, judge_swap};
-use super::runs::{Group, find_groups};
+use super::runs::{Group, find_groups, groups_of};
 use super::scoring::cascade_group_score;
 use super::shuffle::shuffle;
-use super::stable::{StableBoard, is_stable};
+use super::stable::StableBoard;
 
 /// How empty cells are filled after gravity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,67 +159,198 @@ fn run_cascade<R: Rng + ?Sized>(
     options: CascadeOptions,
     rng: &mut R,
 ) -> Result<CascadeOutcome, EngineError> {
+    let first_index = steps.len() as u32;
+    let (_, total_score, planes) =
+        cascade::<true, R>(&mut board, &mut steps, first_index, options, rng)?;
+    let ending = end_of_move(board, &planes, options, true, rng);
+    Ok(CascadeOutcome {
+        steps,
+        board: ending.board,
+        total_score,
+        board_before_shuffle: ending.board_before_shuffle,
+        dead: ending.dead,
+        valid_swap_count: ending.valid_swap_count,
+        stable: ending.stable,
+    })
+}
+
+/// The one cascade loop (docs/rules.md section 2): while the board has a run, clear every
+/// matched cell at once, apply gravity to the columns that lost tiles, refill. Steps are
+/// numbered from `first_index + 1`. With `RECORD`, every step's groups, falls, spawns and board
+/// are appended to `steps`; without, only the counts are kept (for simulations), and the same
+/// RNG draws are made. Returns the number of the last step, the score of the steps run here,
+/// and the colour planes of the final (run-free) board.
+fn cascade<const RECORD: bool, R: Rng + ?Sized>(
+    board: &mut Board,
+    steps: &mut Vec<CascadeStep>,
+    first_index: u32,
+    options: CascadeOptions,
+    rng: &mut R,
+) -> Result<(u32, u64, ColorPlanes), EngineError> {
+    let (width, height) = (board.width(), board.height());
+    let mut index = first_index;
+    let mut total_score = 0;
     loop {
-        let groups = find_groups(&board);
-        if groups.is_empty() {
-            break;
+        let planes = ColorPlanes::of(board);
+        let matched = planes.matched();
+        if matched.is_empty() {
+            return Ok((index, total_score, planes));
         }
-        let index = steps.len() as u32 + 1;
+        index += 1;
         if index > options.max_steps {
             return Err(EngineError::CascadeLimitExceeded {
                 max_steps: options.max_steps,
             });
         }
-        let width = board.width();
+        let groups = if RECORD {
+            groups_of(&planes, &matched)
+        } else {
+            Vec::new()
+        };
+        let mut columns = 0u64;
         let cells = board.cells_mut();
-        let mut score = 0;
-        for group in &groups {
-            score += cascade_group_score(group.cells.len(), index);
-            for cell in &group.cells {
-                cells[cell.row as usize * width + cell.col as usize] = EMPTY;
+        for row in 0..height {
+            let mask = matched.row(row);
+            columns |= mask;
+            for col in BitIter(mask) {
+                cells[row * width + col as usize] = EMPTY;
             }
         }
-        let falls = apply_gravity(&mut board);
-        let spawns = match options.refill {
-            Refill::Random { colors } => refill(&mut board, colors, rng),
-            Refill::None => Vec::new(),
-        };
-        steps.push(CascadeStep {
-            index,
-            groups,
-            falls,
-            spawns,
-            score,
-            board: board.clone(),
-        });
+        // The groups partition the matched cells, so the step scores 10 * k * (cells cleared).
+        let score = cascade_group_score(matched.len(), index);
+        total_score += score;
+        let mut falls = Vec::new();
+        let empty_on_top = settle_columns(board, columns, RECORD.then_some(&mut falls));
+        let mut spawns = Vec::new();
+        if let Refill::Random { colors } = options.refill {
+            refill_tops(
+                board,
+                &empty_on_top,
+                colors,
+                rng,
+                RECORD.then_some(&mut spawns),
+            );
+        }
+        if RECORD {
+            steps.push(CascadeStep {
+                index,
+                groups,
+                falls,
+                spawns,
+                score,
+                board: board.clone(),
+            });
+        }
     }
-    let total_score = steps.iter().map(|step| step.score).sum();
-    let mut outcome = CascadeOutcome {
-        steps,
+}
+
+/// The state of a run-free board after its cascade, and the automatic shuffle.
+struct Ending {
+    board: Board,
+    board_before_shuffle: Option<Board>,
+    stable: bool,
+    dead: bool,
+    /// Valid swaps on the final board when counted (else 0 or 1: whether one exists).
+    valid_swap_count: usize,
+}
+
+/// Judges the run-free `board` (whose colour planes are `planes`) after a cascade: stable when
+/// it has no empty cell; then dead when it has no valid swap, and shuffled when dead under
+/// RANDOM refill with `auto_shuffle`. With `count_swaps`, every valid swap is counted; without,
+/// only whether one exists is checked.
+fn end_of_move<R: Rng + ?Sized>(
+    board: Board,
+    planes: &ColorPlanes,
+    options: CascadeOptions,
+    count_swaps: bool,
+    rng: &mut R,
+) -> Ending {
+    let mut ending = Ending {
+        stable: !board.has_empty_cell(),
         board,
-        total_score,
         board_before_shuffle: None,
         dead: false,
         valid_swap_count: 0,
-        stable: false,
     };
-    if is_stable(&outcome.board) {
-        outcome.stable = true;
-        let stable = StableBoard::new_unchecked(outcome.board.clone());
-        outcome.valid_swap_count = count_valid_swaps(&stable);
-        outcome.dead = outcome.valid_swap_count == 0;
-        let may_shuffle = matches!(options.refill, Refill::Random { .. }) && options.auto_shuffle;
-        if outcome.dead && may_shuffle {
-            // No playable permutation is not an error here: the move itself was legal.
-            if let Ok(shuffled) = shuffle(&outcome.board, rng) {
-                outcome.valid_swap_count = count_valid_swaps(&shuffled);
-                outcome.dead = false;
-                outcome.board_before_shuffle =
-                    Some(std::mem::replace(&mut outcome.board, shuffled.into_board()));
-            }
+    if !ending.stable {
+        return ending;
+    }
+    ending.valid_swap_count = if count_swaps {
+        planes.count_valid_swaps()
+    } else {
+        usize::from(planes.has_valid_swap())
+    };
+    ending.dead = ending.valid_swap_count == 0;
+    let may_shuffle = matches!(options.refill, Refill::Random { .. }) && options.auto_shuffle;
+    if ending.dead && may_shuffle {
+        // No playable permutation is not an error here: the move itself was legal.
+        if let Ok(shuffled) = shuffle(&ending.board, rng) {
+            ending.valid_swap_count = if count_swaps {
+                count_valid_swaps(&shuffled)
+            } else {
+                1
+            };
+            ending.dead = false;
+            ending.board_before_shuffle =
+                Some(std::mem::replace(&mut ending.board, shuffled.into_board()));
         }
     }
-    Ok(outcome)
+    ending
+}
+
+/// What one move did, without its events: the result of [`play_swap`], for simulations that
+/// need the board and the score but not the groups, falls and spawns of every step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayedMove {
+    /// The final board (after the shuffle, if any).
+    pub board: Board,
+    /// Number of cascade steps, at least 1.
+    pub steps: u32,
+    /// The move's score: the sum of its steps' scores, as in [`CascadeOutcome::total_score`].
+    pub score: u64,
+    /// True when the cascade left a dead board that was shuffled.
+    pub shuffled: bool,
+    /// True when the final board is stable and has no valid swap.
+    pub dead: bool,
+    /// True when the final board is stable (always under [`Refill::Random`]).
+    pub stable: bool,
+}
+
+impl PlayedMove {
+    /// The final board as a [`StableBoard`], when it is stable.
+    pub fn into_stable(self) -> Option<StableBoard> {
+        self.stable.then(|| StableBoard::new_unchecked(self.board))
+    }
+}
+
+/// Applies `swap` and resolves its cascade exactly as [`resolve_swap`] does (same board, score,
+/// shuffle and RNG draws), without recording the steps: for simulations and replays that only
+/// need the outcome. About an order of magnitude less work than [`resolve_swap`] on small
+/// boards, most of it the events and per-step boards not built.
+///
+/// # Errors
+/// As [`resolve_swap`].
+pub fn play_swap<R: Rng + ?Sized>(
+    board: &StableBoard,
+    swap: Swap,
+    options: CascadeOptions,
+    rng: &mut R,
+) -> Result<PlayedMove, EngineError> {
+    if let Some(rejection) = judge_swap(board, swap).rejection() {
+        return Err(EngineError::IllegalSwap(rejection));
+    }
+    check_swap_positions(board.board(), swap)?;
+    let mut after = apply_swap(board.board().clone(), swap);
+    let (steps, score, planes) = cascade::<false, R>(&mut after, &mut Vec::new(), 0, options, rng)?;
+    let ending = end_of_move(after, &planes, options, false, rng);
+    Ok(PlayedMove {
+        board: ending.board,
+        steps,
+        score,
+        shuffled: ending.board_before_shuffle.is_some(),
+        dead: ending.dead,
+        stable: ending.stable,
+    })
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 
 use rand::Rng;
 
-use super::board::{Board, EMPTY, Position};
+use super::bitboard::BitIter;
+use super::board::{Board, EMPTY, MAX_SIDE, Position};
 
 /// A tile moved by gravity (or by a column collapse, in the collapse family).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -26,29 +27,51 @@ pub struct Spawn {
 /// Applies gravity to every column and returns the tiles that moved, ordered by `from` in
 /// row-major order.
 pub fn apply_gravity(board: &mut Board) -> Vec<Fall> {
+    let mut falls = Vec::new();
+    settle_columns(board, u64::MAX, Some(&mut falls));
+    falls
+}
+
+/// Applies gravity to the columns of `columns` (bit `c` is column `c`; other columns must
+/// already be settled) and, when `falls` is given, appends the tiles that moved ordered by
+/// `from` in row-major order. Returns, per column, the number of empty cells now at its top
+/// (0 for columns not in `columns`).
+pub(crate) fn settle_columns(
+    board: &mut Board,
+    columns: u64,
+    mut falls: Option<&mut Vec<Fall>>,
+) -> [u8; MAX_SIDE as usize] {
     let (width, height) = (board.width(), board.height());
     let cells = board.cells_mut();
-    let mut falls = Vec::new();
-    for col in 0..width {
+    let mut empty_on_top = [0u8; MAX_SIDE as usize];
+    let first_fall = falls.as_ref().map_or(0, |f| f.len());
+    for col in BitIter(columns & (u64::MAX >> (64 - width))) {
+        let col = col as usize;
         let mut target = height; // one past the lowest free row
         for row in (0..height).rev() {
-            let cell = cells[row * width + col];
+            let index = row * width + col;
+            let cell = cells[index];
             if cell == EMPTY {
                 continue;
             }
             target -= 1;
             if target != row {
                 cells[target * width + col] = cell;
-                cells[row * width + col] = EMPTY;
-                falls.push(Fall {
-                    from: Position::new(row as u32, col as u32),
-                    to: Position::new(target as u32, col as u32),
-                });
+                cells[index] = EMPTY;
+                if let Some(falls) = falls.as_deref_mut() {
+                    falls.push(Fall {
+                        from: Position::new(row as u32, col as u32),
+                        to: Position::new(target as u32, col as u32),
+                    });
+                }
             }
         }
+        empty_on_top[col] = target as u8;
     }
-    falls.sort_unstable_by_key(|fall| (fall.from.row, fall.from.col));
-    falls
+    if let Some(falls) = falls {
+        falls[first_fall..].sort_unstable_by_key(|fall| (fall.from.row, fall.from.col));
+    }
+    empty_on_top
 }
 
 /// Fills every empty cell, in row-major order, with a colour drawn uniformly from
@@ -67,6 +90,36 @@ pub fn refill<R: Rng + ?Sized>(board: &mut Board, colors: u8, rng: &mut R) -> Ve
         }
     }
     spawns
+}
+
+/// Fills the empty cells at the top of each column (`empty_on_top[c]` of them in column `c`,
+/// as [`settle_columns`] leaves them) in row-major order with colours drawn uniformly from
+/// `1..=colors`, appending the spawns when `spawns` is given.
+pub(crate) fn refill_tops<R: Rng + ?Sized>(
+    board: &mut Board,
+    empty_on_top: &[u8; MAX_SIDE as usize],
+    colors: u8,
+    rng: &mut R,
+    mut spawns: Option<&mut Vec<Spawn>>,
+) {
+    debug_assert!((1..=16).contains(&colors));
+    let width = board.width();
+    let deepest = usize::from(empty_on_top[..width].iter().copied().max().unwrap_or(0));
+    let cells = board.cells_mut();
+    for row in 0..deepest {
+        for col in 0..width {
+            if usize::from(empty_on_top[col]) > row {
+                let color = rng.random_range(1..=colors);
+                cells[row * width + col] = color;
+                if let Some(spawns) = spawns.as_deref_mut() {
+                    spawns.push(Spawn {
+                        position: Position::new(row as u32, col as u32),
+                        color,
+                    });
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

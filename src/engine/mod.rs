@@ -24,8 +24,8 @@ pub mod stable;
 
 pub use board::{Board, BoardError, EMPTY, MAX_COLOR, MAX_SIDE, Position};
 pub use cascade::{
-    CascadeOptions, CascadeOutcome, CascadeStep, Refill, check_swap_positions, preview_swap,
-    resolve_board, resolve_swap,
+    CascadeOptions, CascadeOutcome, CascadeStep, PlayedMove, Refill, check_swap_positions,
+    play_swap, preview_swap, resolve_board, resolve_swap,
 };
 pub use collapse::{ColumnShift, LegalGroup, TapOutcome, is_game_over, legal_groups, tap};
 pub use error::{EngineError, SwapRejection, TapRejection, Unsettled};

@@ -188,13 +188,7 @@ pub(crate) fn for_each_valid_swap(
 
 /// Number of valid swaps of a full, run-free arrangement of `cells`.
 pub(crate) fn count_valid_swaps_in(cells: &[u8], width: usize, height: usize) -> usize {
-    let planes = ColorPlanes::new(cells, width, height);
-    (0..height)
-        .map(|row| {
-            let (right, down) = planes.swap_masks(row);
-            (right.count_ones() + down.count_ones()) as usize
-        })
-        .sum()
+    ColorPlanes::new(cells, width, height).count_valid_swaps()
 }
 
 /// True when a full, run-free arrangement of `cells` has at least `minimum` valid swaps.

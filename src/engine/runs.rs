@@ -81,7 +81,11 @@ fn flood(allowed: &CellSet, height: usize, row: usize, seed: u64) -> CellSet {
         for r in from..=to {
             let current = members.row(r);
             let above = if r > 0 { members.row(r - 1) } else { 0 };
-            let below = if r + 1 < height { members.row(r + 1) } else { 0 };
+            let below = if r + 1 < height {
+                members.row(r + 1)
+            } else {
+                0
+            };
             let mut grown = (current | above | below) & allowed.row(r);
             // Spread along the row until it stops: runs are short, so this is a few rounds.
             loop {
