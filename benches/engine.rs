@@ -1,7 +1,9 @@
 //! Engine benchmarks (criterion): `cargo bench --bench engine`.
 //!
-//! Swap family on 9x9 with 6 colours; collapse family on 10x10/5 (PopStar) and 15x15/5
-//! (SameGame); random playouts to game over on standard SameGame position 1.
+//! Swap family: the seed workloads on 8x8/5 (a seeded board; a full move, 50 per board), and
+//! generate, dead check, valid swaps (beside a naive baseline), verdict and a full turn on 9x9/6
+//! and 64x64/16. Collapse family on 10x10/5 (PopStar) and 15x15/5 (SameGame); random playouts
+//! to game over on standard SameGame position 1.
 
 use std::hint::black_box;
 
@@ -11,67 +13,191 @@ use matchgrid::engine::{
     StableBoard, Swap,
 };
 
-fn nine_by_nine() -> GenerationSize {
-    GenerationSize::for_swap(9, 9, 6).unwrap()
-}
 use rand::Rng;
 
-fn swap_boards(count: u64) -> Vec<(StableBoard, Swap)> {
+fn swap_boards(width: u32, height: u32, colors: u32, count: u64) -> Vec<(StableBoard, Swap)> {
+    let size = GenerationSize::for_swap(width, height, colors).unwrap();
     (0..count)
         .map(|seed| {
             let mut rng = engine::rng_from_seed(seed);
-            let (board, _) = engine::generate_swap_board(nine_by_nine(), 1, &mut rng).unwrap();
+            let (board, _) = engine::generate_swap_board(size, 1, &mut rng).unwrap();
             let first = engine::valid_swaps(&board)[0];
             (board, first)
         })
         .collect()
 }
 
-fn bench_swap(c: &mut Criterion) {
-    let mut group = c.benchmark_group("swap_9x9_6c");
+/// The naive baseline: every adjacent pair swapped on a copy of the cells, then the two lines
+/// through each swapped cell scanned for three in a row (what a first implementation does).
+fn naive_valid_swap_count(board: &Board) -> usize {
+    let (width, height) = (board.width(), board.height());
+    let mut cells = board.cells().to_vec();
+    let in_run = |cells: &[u8], row: usize, col: usize| {
+        let color = cells[row * width + col];
+        let count = |dr: isize, dc: isize| {
+            let (mut r, mut c, mut n) = (row as isize + dr, col as isize + dc, 0);
+            while r >= 0
+                && c >= 0
+                && (r as usize) < height
+                && (c as usize) < width
+                && cells[r as usize * width + c as usize] == color
+            {
+                n += 1;
+                r += dr;
+                c += dc;
+            }
+            n
+        };
+        count(0, -1) + count(0, 1) >= 2 || count(-1, 0) + count(1, 0) >= 2
+    };
+    let mut valid = 0;
+    for a in 0..width * height {
+        let (row, col) = (a / width, a % width);
+        for b in [
+            (col + 1 < width).then_some(a + 1),
+            (row + 1 < height).then_some(a + width),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if cells[a] == cells[b] {
+                continue;
+            }
+            cells.swap(a, b);
+            if in_run(&cells, row, col) || in_run(&cells, b / width, b % width) {
+                valid += 1;
+            }
+            cells.swap(a, b);
+        }
+    }
+    valid
+}
+
+/// The seed workloads of the engine-speed issue on 8x8 boards with 5 colours: a seeded board,
+/// and a full move (adjacent pairs tried from a random start until one is valid, then the
+/// whole cascade with random refill), 50 moves per board.
+fn bench_seed_workloads(c: &mut Criterion) {
+    let mut group = c.benchmark_group("seed_8x8_5c");
     group.throughput(Throughput::Elements(1));
+    let size = GenerationSize::for_swap(8, 8, 5).unwrap();
     let mut seed = 0u64;
     group.bench_function("generate", |b| {
         b.iter(|| {
             seed += 1;
             let mut rng = engine::rng_from_seed(seed);
-            black_box(engine::generate_swap_board(nine_by_nine(), 1, &mut rng).unwrap())
+            black_box(engine::generate_swap_board(size, 1, &mut rng).unwrap())
         })
     });
-    let boards = swap_boards(64);
-    let mut next = 0usize;
-    group.bench_function("check_dead", |b| {
-        b.iter(|| {
-            next = (next + 1) % boards.len();
-            black_box(engine::valid_swaps(&boards[next].0))
-        })
-    });
-    group.bench_function("validate_swap", |b| {
-        b.iter(|| {
-            next = (next + 1) % boards.len();
-            let (board, swap) = &boards[next];
-            black_box(engine::judge_swap(board, *swap))
-        })
-    });
+    const MOVES_PER_BOARD: u64 = 50;
     let options = CascadeOptions {
-        refill: Refill::Random { colors: 6 },
+        refill: Refill::Random { colors: 5 },
         auto_shuffle: true,
         max_steps: 1000,
     };
-    group.bench_function("resolve_swap_cascade_refill", |b| {
+    group.throughput(Throughput::Elements(MOVES_PER_BOARD));
+    group.bench_function("full_move_x50", |b| {
         b.iter_batched(
             || {
-                next = (next + 1) % boards.len();
-                (boards[next].clone(), next as u64)
-            },
-            |((board, swap), seed)| {
+                seed += 1;
                 let mut rng = engine::rng_from_seed(seed);
-                black_box(engine::resolve_swap(board, swap, options, &mut rng).unwrap())
+                (
+                    engine::generate_swap_board(size, 1, &mut rng).unwrap().0,
+                    rng,
+                )
+            },
+            |(mut board, mut rng)| {
+                let mut score = 0;
+                for _ in 0..MOVES_PER_BOARD {
+                    let start = rng.random_range(0..2 * 64);
+                    let Some(swap) = engine::first_valid_swap_from(&board, start) else {
+                        break;
+                    };
+                    let played = engine::play_swap(&board, swap, options, &mut rng).unwrap();
+                    score += played.score;
+                    board = played.into_stable().expect("random refill ends stable");
+                }
+                black_box(score)
             },
             BatchSize::SmallInput,
         )
     });
     group.finish();
+}
+
+fn bench_swap(c: &mut Criterion) {
+    for (width, height, colors, name) in [(9, 9, 6, "swap_9x9_6c"), (64, 64, 16, "swap_64x64_16c")]
+    {
+        let mut group = c.benchmark_group(name);
+        group.throughput(Throughput::Elements(1));
+        let size = GenerationSize::for_swap(width, height, colors).unwrap();
+        let mut seed = 0u64;
+        group.bench_function("generate", |b| {
+            b.iter(|| {
+                seed += 1;
+                let mut rng = engine::rng_from_seed(seed);
+                black_box(engine::generate_swap_board(size, 1, &mut rng).unwrap())
+            })
+        });
+        let boards = swap_boards(width, height, colors, 64);
+        let mut next = 0usize;
+        group.bench_function("is_dead", |b| {
+            b.iter(|| {
+                next = (next + 1) % boards.len();
+                black_box(engine::is_dead(&boards[next].0))
+            })
+        });
+        group.bench_function("valid_swaps", |b| {
+            b.iter(|| {
+                next = (next + 1) % boards.len();
+                black_box(engine::valid_swaps(&boards[next].0))
+            })
+        });
+        group.bench_function("valid_swap_count_naive_baseline", |b| {
+            b.iter(|| {
+                next = (next + 1) % boards.len();
+                black_box(naive_valid_swap_count(boards[next].0.board()))
+            })
+        });
+        group.bench_function("validate_swap", |b| {
+            b.iter(|| {
+                next = (next + 1) % boards.len();
+                let (board, swap) = &boards[next];
+                black_box(engine::judge_swap(board, *swap))
+            })
+        });
+        let options = CascadeOptions {
+            refill: Refill::Random {
+                colors: colors as u8,
+            },
+            auto_shuffle: true,
+            max_steps: 1000,
+        };
+        // A full turn as the ResolveCascade RPC runs it: judge the swap, resolve the cascade
+        // with random refill recording every step, judge the final board (dead, valid swaps).
+        group.bench_function("full_turn_recorded", |b| {
+            b.iter_batched(
+                || {
+                    next = (next + 1) % boards.len();
+                    (boards[next].clone(), next as u64)
+                },
+                |((board, swap), seed)| {
+                    let mut rng = engine::rng_from_seed(seed);
+                    black_box(engine::resolve_swap(board, swap, options, &mut rng).unwrap())
+                },
+                BatchSize::SmallInput,
+            )
+        });
+        // The same turn for simulations: same board, score and dead check, no events.
+        group.bench_function("full_turn", |b| {
+            b.iter(|| {
+                next = (next + 1) % boards.len();
+                let (board, swap) = &boards[next];
+                let mut rng = engine::rng_from_seed(next as u64);
+                black_box(engine::play_swap(board, *swap, options, &mut rng).unwrap())
+            })
+        });
+        group.finish();
+    }
 }
 
 fn collapse_boards(size: u32, count: u64) -> Vec<SettledBoard> {
@@ -159,5 +285,11 @@ fn bench_playouts(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_swap, bench_collapse, bench_playouts);
+criterion_group!(
+    benches,
+    bench_seed_workloads,
+    bench_swap,
+    bench_collapse,
+    bench_playouts
+);
 criterion_main!(benches);

@@ -447,6 +447,54 @@ mod tests {
     }
 
     #[test]
+    fn play_swap_ends_exactly_where_resolve_swap_does() {
+        use crate::engine::{GenerationSize, first_valid_swap_from, generate_swap_board};
+        let mut compared = 0;
+        for seed in 0..150u64 {
+            let (width, height) = (3 + seed as u32 % 9, 3 + (seed as u32 / 9) % 9);
+            let colors = 3 + (seed % 4) as u8;
+            let size = GenerationSize::for_swap(width, height, u32::from(colors)).unwrap();
+            let Ok((mut board, _)) = generate_swap_board(size, 1, &mut rng_from(seed)) else {
+                continue;
+            };
+            let refill = if seed % 5 == 0 {
+                Refill::None
+            } else {
+                Refill::Random { colors }
+            };
+            let options = CascadeOptions {
+                refill,
+                auto_shuffle: seed % 3 != 0,
+                max_steps: 1000,
+            };
+            let mut rng_full = rng_from(seed + 1000);
+            let mut rng_lean = rng_from(seed + 1000);
+            for turn in 0..20 {
+                let Some(swap) = first_valid_swap_from(&board, turn * 7) else {
+                    break;
+                };
+                let full = resolve_swap(board.clone(), swap, options, &mut rng_full).unwrap();
+                let lean = play_swap(&board, swap, options, &mut rng_lean).unwrap();
+                assert_eq!(lean.board, full.board, "seed {seed} turn {turn}");
+                assert_eq!(lean.score, full.total_score);
+                assert_eq!(lean.steps as usize, full.steps.len());
+                assert_eq!(lean.shuffled, full.board_before_shuffle.is_some());
+                assert_eq!((lean.dead, lean.stable), (full.dead, full.stable));
+                compared += 1;
+                match lean.into_stable() {
+                    Some(next) => board = next,
+                    None => break,
+                }
+            }
+        }
+        assert!(compared > 500, "only {compared} moves compared");
+    }
+
+    fn rng_from(seed: u64) -> ChaCha8Rng {
+        ChaCha8Rng::seed_from_u64(seed)
+    }
+
+    #[test]
     fn one_colour_refill_hits_the_step_limit() {
         let options = CascadeOptions {
             refill: Refill::Random { colors: 1 },

@@ -31,7 +31,9 @@ pub use collapse::{ColumnShift, LegalGroup, TapOutcome, is_game_over, legal_grou
 pub use error::{EngineError, SwapRejection, TapRejection, Unsettled};
 pub use generate::{generate_collapse_board, generate_swap_board};
 pub use gravity::{Fall, Spawn};
-pub use moves::{Swap, SwapVerdict, count_valid_swaps, is_dead, judge_swap, valid_swaps};
+pub use moves::{
+    Swap, SwapVerdict, count_valid_swaps, first_valid_swap_from, is_dead, judge_swap, valid_swaps,
+};
 pub use params::{GenerationSize, MinGroup};
 pub use runs::{Group, find_groups, has_run, matched_positions};
 pub use scoring::ScoringRule;

@@ -220,6 +220,55 @@ pub fn valid_swaps(board: &StableBoard) -> Vec<Swap> {
     swaps
 }
 
+/// The first valid swap at or after adjacent pair `start`, wrapping around the board, or `None`
+/// when the board is dead: what "try adjacent pairs from a random start until one is valid"
+/// finds, in one pass over the valid-swap masks.
+///
+/// Pairs are numbered `2 * a + d` over row-major cells `a` (`0..width * height`), with `d = 0`
+/// for the pair `(a, a's right neighbour)` and `d = 1` for `(a, a's lower neighbour)`; numbers
+/// naming no pair (right of the last column, below the last row) are skipped. `start` is taken
+/// modulo `2 * width * height`.
+pub fn first_valid_swap_from(board: &StableBoard, start: usize) -> Option<Swap> {
+    let board = board.board();
+    let (width, height) = (board.width(), board.height());
+    let pairs = 2 * width * height;
+    let start = start % pairs;
+    let planes = ColorPlanes::of(board);
+    let start_row = start / (2 * width);
+    let swap_at = |row: usize, col: u32, down: bool| {
+        let a = Position::new(row as u32, col);
+        let b = if down {
+            Position::new(row as u32 + 1, col)
+        } else {
+            Position::new(row as u32, col + 1)
+        };
+        Swap::new(a, b)
+    };
+    // Rows from the start row to the end, then from the top back to the start row.
+    for step in 0..=height {
+        let row = (start_row + step) % height;
+        let (right, down) = planes.swap_masks(row);
+        for col in BitIter(right | down) {
+            let number = 2 * (row * width + col as usize);
+            for (dir, mask) in [(0, right), (1, down)] {
+                let pair = number + dir;
+                let wrapped = step == height; // second visit of the start row
+                let in_range = if step == 0 {
+                    pair >= start
+                } else if wrapped {
+                    pair < start
+                } else {
+                    true
+                };
+                if mask >> col & 1 == 1 && in_range {
+                    return Some(swap_at(row, col, dir == 1));
+                }
+            }
+        }
+    }
+    None
+}
+
 /// Number of valid swaps of `board`.
 pub fn count_valid_swaps(board: &StableBoard) -> usize {
     let board = board.board();
@@ -324,6 +373,34 @@ mod tests {
         let swaps = valid_swaps(&board);
         assert_eq!(swaps, vec![swap((0, 2), (1, 2))]);
         assert_eq!(count_valid_swaps(&board), 1);
+    }
+
+    #[test]
+    fn first_valid_swap_from_wraps_around_like_a_scan_of_every_pair() {
+        use crate::engine::{GenerationSize, generate_swap_board, rng_from_seed};
+        for seed in 0..40 {
+            let size =
+                GenerationSize::for_swap(5 + seed as u32 % 7, 3 + seed as u32 % 5, 4).unwrap();
+            let (board, _) = generate_swap_board(size, 0, &mut rng_from_seed(seed)).unwrap();
+            let (width, height) = (board.board().width(), board.board().height());
+            let pairs = 2 * width * height;
+            for start in 0..pairs + 3 {
+                // The naive scan: judge every pair from `start` on, wrapping.
+                let expected = (0..pairs).map(|k| (start + k) % pairs).find_map(|pair| {
+                    let (a, down) = (pair / 2, pair % 2 == 1);
+                    let (row, col) = ((a / width) as u32, (a % width) as u32);
+                    let b = if down { (row + 1, col) } else { (row, col + 1) };
+                    let candidate = swap((row, col), b);
+                    (judge_swap(&board, candidate) == SwapVerdict::Ok).then_some(candidate)
+                });
+                assert_eq!(
+                    first_valid_swap_from(&board, start),
+                    expected,
+                    "seed {seed}"
+                );
+            }
+        }
+        assert_eq!(first_valid_swap_from(&stable("RGB/GBR/BRG"), 5), None);
     }
 
     #[test]
