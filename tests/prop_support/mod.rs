@@ -1,6 +1,6 @@
-//! Support of the property tests (properties_swap, properties_collapse): proptest settings,
-//! random reference grids, a stable-board repair, the test's own RNG, and the fault bookkeeping
-//! of the no-panic properties. The rules themselves are in `tests/reference`.
+//! Support of the property tests (properties_swap, properties_collapse, properties_sizes):
+//! proptest settings, random reference grids, a stable-board repair, the test's own RNG, and the
+//! fault bookkeeping of the no-panic properties. The rules themselves are in `tests/reference`.
 #![allow(dead_code)] // each property test binary uses a different part of the support
 
 use std::fmt;
