@@ -1,11 +1,11 @@
 //! CollapsePuzzle over gRPC against the real server: every RPC, the collapse examples of docs/rules.md
 //! section 5, every scoring rule, the column-closing edge cases, unsettled boards, and whole
-//! games played tap by tap, each checked against the independent reference in `api_support`.
+//! games played tap by tap, each checked against the independent reference in `tests/reference`.
 mod api_support;
 mod common;
+mod reference;
 
-use api_support as reference;
-use api_support::{Cell, Rule, cell};
+use api_support::cell;
 use common::{
     TestServer, bad_request_fields, board, pos, precondition_subjects, precondition_violations,
     text,
@@ -15,10 +15,17 @@ use matchgrid::proto::{
     Board, CollapseCheckDeadStateRequest, CollapseCheckDeadStateResponse,
     CollapseGenerateBoardRequest, TapRequest, TapResponse,
 };
+use reference::collapse::Rule;
+use reference::{Cell, Grid};
 use tonic::Code;
 use tonic::transport::Channel;
 
 type Client = CollapsePuzzleClient<Channel>;
+
+/// A wire board as a reference grid.
+fn grid(board: &Board) -> Grid {
+    Grid::of_wire(board)
+}
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -95,7 +102,7 @@ fn shifts_of(response: &TapResponse) -> Vec<(u32, u32)> {
 /// Checks a Tap response against the reference tap of `at` on `before`.
 fn check_tap(before: &Board, at: Cell, rule: Rule, min_group: usize, response: &TapResponse) {
     let context = format!("tap {at:?} on {} ({rule:?}, min {min_group})", text(before));
-    let expected = reference::collapse_tap(before, at);
+    let expected = reference::collapse::tap(&grid(before), at);
     assert_eq!(cleared_of(response), expected.cleared, "{context}: cleared");
     let w = before.width as usize;
     assert_eq!(
@@ -107,14 +114,14 @@ fn check_tap(before: &Board, at: Cell, rule: Rule, min_group: usize, response: &
     assert_eq!(shifts_of(response), expected.shifts, "{context}: shifts");
     assert_eq!(
         out_board(response),
-        text(&expected.board),
+        text(&expected.board.proto()),
         "{context}: board"
     );
     let n = expected.cleared.len() as u64;
     assert_eq!(response.move_score, rule.move_score(n), "{context}: score");
-    let k = reference::tiles(&expected.board);
+    let k = expected.board.tiles();
     assert_eq!(response.tiles_left as usize, k, "{context}: tiles_left");
-    let over = reference::legal_groups(&expected.board, min_group).is_empty();
+    let over = reference::collapse::legal_groups(&expected.board, min_group).is_empty();
     assert_eq!(response.game_over, over, "{context}: game_over");
     let bonus = if over { rule.end_bonus(k as i64) } else { 0 };
     assert_eq!(response.end_bonus, bonus, "{context}: end_bonus");
@@ -133,7 +140,7 @@ fn check_dead_state(
     response: &CollapseCheckDeadStateResponse,
 ) {
     let context = format!("{} ({rule:?}, min {min_group})", text(b));
-    let expected = reference::legal_groups(b, min_group);
+    let expected = reference::collapse::legal_groups(&grid(b), min_group);
     let got: Vec<(Cell, u32, usize)> = response
         .groups
         .iter()
@@ -143,7 +150,7 @@ fn check_dead_state(
     for g in &response.groups {
         assert_eq!(g.score, rule.move_score(u64::from(g.size)), "{context}");
     }
-    let k = reference::tiles(b);
+    let k = grid(b).tiles();
     assert_eq!(response.tiles_left as usize, k, "{context}: tiles_left");
     assert_eq!(
         response.game_over,
@@ -710,7 +717,7 @@ async fn play(
         check_dead_state(&current, rule, effective, &listed);
         assert!(!listed.game_over, "the previous tap said the game went on");
         let group = &listed.groups[choose(listed.groups.len())];
-        let members = reference::component(&current, cell(&group.representative));
+        let members = reference::collapse::component(&grid(&current), cell(&group.representative));
         // Tap any cell of the group: alternate between its first and last cell.
         let at = if moves % 2 == 0 {
             members[0]
@@ -733,7 +740,7 @@ async fn play(
         reference_sum += rule.move_score(members.len() as u64);
         current = response.board.clone().unwrap();
         if response.game_over {
-            let k = reference::tiles(&current) as i64;
+            let k = grid(&current).tiles() as i64;
             assert_eq!(response.end_bonus, rule.end_bonus(k));
             assert_eq!(sum, reference_sum);
             // Final total = sum of move scores + end bonus.
@@ -842,7 +849,7 @@ async fn small_game_pinned_by_hand() {
 async fn standard_samegame_positions_play_to_the_end() {
     let server = TestServer::start(&[]);
     let mut client = server.collapse_client().await;
-    let positions = reference::standard_positions();
+    let positions = api_support::standard_positions();
     assert_eq!(positions.len(), 20);
     for (i, start) in positions.iter().enumerate() {
         assert!(start.cells.iter().all(|&c| (1..=5).contains(&c)), "#{i}");

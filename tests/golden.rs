@@ -1,13 +1,13 @@
 //! Determinism pinned (docs/rules.md section 1): fixed requests whose exact responses are stored here as
 //! literals. The values were produced once by the server and then checked by hand (and by the
-//! independent reference in `api_support`) against the rules; any change to generation, refill,
+//! independent reference in `tests/reference`) against the rules; any change to generation, refill,
 //! shuffle or the RNG stream shows up here. Each request is also sent twice to one server and
 //! once to a second server process, and the encoded response bytes must be identical.
 mod api_support;
 mod common;
+mod reference;
 
-use api_support as reference;
-use api_support::{Cell, Rule, cell};
+use api_support::cell;
 use common::{TestServer, board, swap, text};
 use matchgrid::proto::{
     Board, CollapseCheckDeadStateRequest, CollapseGenerateBoardRequest, RefillMode,
@@ -15,6 +15,13 @@ use matchgrid::proto::{
     SwapGenerateBoardRequest, TapRequest,
 };
 use prost::Message;
+use reference::collapse::Rule;
+use reference::{Cell, Grid};
+
+/// A wire board as a reference grid.
+fn grid(board: &Board) -> Grid {
+    Grid::of_wire(board)
+}
 
 /// Sends `request` twice to `first` and once to `second`; the three encodings must be equal.
 macro_rules! same_bytes_everywhere {
@@ -76,9 +83,9 @@ async fn golden_swap_generate_board_9x9_6_colours_seed_7() {
     assert_eq!(response.valid_swap_count, 23);
     // Checked against the rules: stable, colours 1..=6, the 23 moves the reference finds.
     let generated = response.board.unwrap();
-    assert!(reference::is_stable(&generated));
+    assert!(reference::swap::is_stable(&grid(&generated)));
     assert!(generated.cells.iter().all(|&c| (1..=6).contains(&c)));
-    assert_eq!(reference::valid_swaps(&generated).len(), 23);
+    assert_eq!(reference::swap::valid_swaps(&grid(&generated)).len(), 23);
 
     let listed = same_bytes_everywhere!(
         first,
@@ -122,7 +129,7 @@ async fn golden_swap_generate_board_9x9_6_colours_seed_7() {
     .map(|&(r1, c1, r2, c2)| ((r1, c1), (r2, c2)))
     .collect();
     assert_eq!(pairs, expected);
-    assert_eq!(pairs, reference::valid_swaps(&generated));
+    assert_eq!(pairs, reference::swap::valid_swaps(&grid(&generated)));
     assert!(!listed.dead);
 }
 
@@ -205,8 +212,8 @@ async fn golden_resolve_cascade_random_refill_four_steps() {
     assert!(response.stable && !response.dead && !response.shuffled);
     assert_eq!(response.valid_swap_count, 15);
     let last = response.board.as_ref().unwrap();
-    assert!(reference::is_stable(last));
-    assert_eq!(reference::valid_swaps(last).len(), 15);
+    assert!(reference::swap::is_stable(&grid(last)));
+    assert_eq!(reference::swap::valid_swaps(&grid(last)).len(), 15);
 }
 
 /// docs/rules.md section 1: one RNG stream advances across the whole call, never re-seeded per step. The
@@ -271,7 +278,7 @@ async fn golden_resolve_cascade_on_the_generated_board() {
     assert_eq!(response.valid_swap_count, 16);
     assert!(response.stable && !response.shuffled);
     assert_eq!(
-        reference::valid_swaps(response.board.as_ref().unwrap()).len(),
+        reference::swap::valid_swaps(&grid(response.board.as_ref().unwrap())).len(),
         16
     );
 }
@@ -302,11 +309,14 @@ async fn golden_shuffles() {
         assert_eq!(response.valid_swap_count, moves, "{input} seed {seed}");
         let out = board(output);
         assert_eq!(
-            reference::color_counts(&out),
-            reference::color_counts(&board(input))
+            grid(&out).color_counts(),
+            grid(&board(input)).color_counts()
         );
-        assert!(reference::is_stable(&out));
-        assert_eq!(reference::valid_swaps(&out).len(), moves as usize);
+        assert!(reference::swap::is_stable(&grid(&out)));
+        assert_eq!(
+            reference::swap::valid_swaps(&grid(&out)).len(),
+            moves as usize
+        );
     }
 
     // The automatic shuffle of a dead board resolved under RANDOM refill.
@@ -326,7 +336,10 @@ async fn golden_shuffles() {
     assert_eq!(board_text(&response.board_before_shuffle), "RGB/GBR/BRG");
     assert_eq!(board_text(&response.board), "GRB/GRB/RBG");
     assert_eq!(response.valid_swap_count, 2);
-    assert_eq!(reference::valid_swaps(&board("GRB/GRB/RBG")).len(), 2);
+    assert_eq!(
+        reference::swap::valid_swaps(&grid(&board("GRB/GRB/RBG"))).len(),
+        2
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -356,7 +369,10 @@ async fn golden_collapse_generate_board_10x10_5_colours_seed_1() {
     assert_eq!(response.legal_group_count, 17);
     let generated = response.board.unwrap();
     assert!(generated.cells.iter().all(|&c| (1..=5).contains(&c)));
-    assert_eq!(reference::legal_groups(&generated, 2).len(), 17);
+    assert_eq!(
+        reference::collapse::legal_groups(&grid(&generated), 2).len(),
+        17
+    );
 
     let listed = same_bytes_everywhere!(
         first,

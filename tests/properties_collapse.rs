@@ -1,15 +1,13 @@
 //! Property tests of the collapse family (docs/rules.md section 3).
 //!
-//! The engine is compared with a naive model written here from the rules' words: groups by
-//! breadth-first flood fill, gravity by rebuilding each column, empty columns closed by
-//! rebuilding the board from its non-empty columns, scores from the rules' table. Random boards
-//! are settled by the test's own helper before they are tapped. The last properties feed random,
-//! often malformed requests to the transport functions, which must answer `Ok` or `Err` and
-//! never panic.
+//! The engine is compared with the naive reference of `tests/reference` (groups by flood fill,
+//! gravity by rebuilding each column, empty columns closed by rebuilding the board from its
+//! non-empty columns, scores from the rules' table). Random boards are settled by the
+//! reference's helper before they are tapped. The last properties feed random, often malformed
+//! requests to the transport functions, which must answer `Ok` or `Err` and never panic.
 
-mod model;
-
-use std::collections::VecDeque;
+mod prop_support;
+mod reference;
 
 use matchgrid::engine::{
     self, EngineError, Position, ScoringRule, SettledBoard, TapRejection, Unsettled,
@@ -20,13 +18,14 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseResult;
 
-use model::{
-    Fault, Grid, SplitMix, board_faults, check_faults, config, naive_gravity, raw_grid,
-    wild_wire_board,
+use prop_support::{
+    Fault, SplitMix, board_faults, check_faults, config, raw_grid, wild_wire_board,
 };
+use reference::collapse::{self as naive, Rule};
+use reference::{Cell, Grid};
 
 // ---------------------------------------------------------------------------------------------
-// Naive model
+// The reference (tests/reference/collapse.rs) in the engine's vocabulary
 // ---------------------------------------------------------------------------------------------
 
 const RULES: [ScoringRule; 4] = [
@@ -36,135 +35,73 @@ const RULES: [ScoringRule; 4] = [
     ScoringRule::BubbleBreaker,
 ];
 
-/// The collapse family's additions to the shared model.
-impl Grid {
-    fn settled(&self) -> SettledBoard {
-        SettledBoard::try_from(self.board()).unwrap()
-    }
+/// The engine's settled board for a grid that is settled.
+fn settled_board(g: &Grid) -> SettledBoard {
+    SettledBoard::try_from(g.board()).unwrap()
+}
 
-    fn column_empty(&self, c: usize) -> bool {
-        (0..self.h).all(|r| self.at(r, c) == 0)
+/// The engine position of a reference cell.
+fn pos((row, col): Cell) -> Position {
+    Position::new(row, col)
+}
+
+/// The cell of row-major index `i`, as an engine position.
+fn pos_at(g: &Grid, i: usize) -> Position {
+    pos(g.cell(i))
+}
+
+/// The reference's name for an engine scoring rule.
+fn reference_rule(rule: ScoringRule) -> Rule {
+    match rule {
+        ScoringRule::PopStar => Rule::PopStar,
+        ScoringRule::SameGame => Rule::SameGame,
+        ScoringRule::Clickomania => Rule::Clickomania,
+        ScoringRule::BubbleBreaker => Rule::BubbleBreaker,
     }
 }
 
-/// The 4-connected same-colour component of non-empty cell `start`, row-major (BFS).
-fn naive_component(g: &Grid, start: usize) -> Vec<usize> {
-    let color = g.cells[start];
-    assert_ne!(color, 0);
-    let mut seen = vec![false; g.cells.len()];
-    let mut members = vec![start];
-    let mut queue = VecDeque::from([start]);
-    seen[start] = true;
-    while let Some(i) = queue.pop_front() {
-        for j in g.neighbours(i) {
-            if !seen[j] && g.cells[j] == color {
-                seen[j] = true;
-                members.push(j);
-                queue.push_back(j);
-            }
-        }
-    }
-    members.sort_unstable();
-    members
-}
-
-/// Every component as (first cell, colour, size), ordered by first cell row-major.
-fn naive_components(g: &Grid) -> Vec<(usize, u8, usize)> {
-    let mut owner = vec![false; g.cells.len()];
-    let mut out = Vec::new();
-    for i in 0..g.cells.len() {
-        if g.cells[i] == 0 || owner[i] {
-            continue;
-        }
-        let members = naive_component(g, i);
-        for &j in &members {
-            owner[j] = true;
-        }
-        out.push((members[0], g.cells[i], members.len()));
-    }
-    out
+/// Every component as (index of its first cell, colour, size), ordered by first cell row-major.
+fn naive_components(g: &Grid) -> Vec<(usize, u32, usize)> {
+    naive::components(g)
+        .into_iter()
+        .map(|(first, color, n)| (g.index(first), color, n))
+        .collect()
 }
 
 fn naive_game_over(g: &Grid, min_group: usize) -> bool {
-    naive_components(g).iter().all(|&(_, _, n)| n < min_group)
+    naive::is_game_over(g, min_group)
 }
 
-/// Removes the empty columns, keeping the others in order; returns the moved columns
-/// `(from_col, to_col)` ordered by `from_col`.
-fn naive_close_columns(g: &Grid) -> (Grid, Vec<(u32, u32)>) {
-    let kept: Vec<usize> = (0..g.w).filter(|&c| !g.column_empty(c)).collect();
-    let mut out = Grid::new(g.w, g.h, vec![0; g.w * g.h]);
-    let mut shifts = Vec::new();
-    for (to, &from) in kept.iter().enumerate() {
-        for r in 0..g.h {
-            out.cells[r * g.w + to] = g.at(r, from);
-        }
-        if to != from {
-            shifts.push((from as u32, to as u32));
-        }
-    }
-    (out, shifts)
-}
-
-/// The test's own settling helper: gravity, then close empty columns.
+/// The reference's settling helper: gravity, then close empty columns.
 fn settle(g: &Grid) -> Grid {
-    naive_close_columns(&naive_gravity(g).0).0
+    naive::settle(g)
 }
 
-/// The first reason `g` is not settled: the first floating tile in row-major order, else the
-/// leftmost empty column with a non-empty column to its right.
+/// The first reason `g` is not settled, as the engine names it.
 fn naive_unsettled(g: &Grid) -> Option<Unsettled> {
-    for r in 0..g.h.saturating_sub(1) {
-        for c in 0..g.w {
-            if g.at(r, c) != 0 && g.at(r + 1, c) == 0 {
-                return Some(Unsettled::FloatingTile(Position::new(r as u32, c as u32)));
-            }
-        }
-    }
-    (0..g.w)
-        .find(|&c| g.column_empty(c) && (c + 1..g.w).any(|d| !g.column_empty(d)))
-        .map(|c| Unsettled::GapColumn(c as u32))
+    naive::unsettled(g).map(|reason| match reason {
+        naive::Unsettled::FloatingTile(cell) => Unsettled::FloatingTile(pos(cell)),
+        naive::Unsettled::GapColumn(c) => Unsettled::GapColumn(c),
+    })
 }
 
 fn naive_move_score(rule: ScoringRule, n: usize) -> u64 {
-    let n = n as u64;
-    match rule {
-        ScoringRule::PopStar => 5 * n * n,
-        ScoringRule::SameGame => (n - 2) * (n - 2),
-        ScoringRule::Clickomania => n,
-        ScoringRule::BubbleBreaker => n * (n - 1),
-    }
+    reference_rule(rule).move_score(n as u64)
 }
 
 fn naive_end_bonus(rule: ScoringRule, k: usize) -> i64 {
-    let k = k as i64;
-    match rule {
-        ScoringRule::PopStar => std::cmp::max(0, 2000 - 20 * k * k),
-        ScoringRule::SameGame => {
-            if k == 0 {
-                1000
-            } else {
-                0
-            }
-        }
-        ScoringRule::Clickomania | ScoringRule::BubbleBreaker => 0,
-    }
+    reference_rule(rule).end_bonus(k as i64)
 }
 
 fn wire_rule(rule: ScoringRule) -> i32 {
-    match rule {
-        ScoringRule::PopStar => proto::ScoringRule::Popstar as i32,
-        ScoringRule::SameGame => proto::ScoringRule::Samegame as i32,
-        ScoringRule::Clickomania => proto::ScoringRule::Clickomania as i32,
-        ScoringRule::BubbleBreaker => proto::ScoringRule::BubbleBreaker as i32,
-    }
+    reference_rule(rule).wire()
 }
 
 /// What a legal tap should produce.
 #[derive(Debug)]
 struct ExpectedTap {
     cleared: Vec<Position>,
-    color: u8,
+    color: u32,
     falls: Vec<(Position, Position)>,
     shifts: Vec<(u32, u32)>,
     board: Grid,
@@ -182,7 +119,8 @@ fn naive_tap(
     rule: ScoringRule,
     min_group: usize,
 ) -> Result<ExpectedTap, EngineError> {
-    if position.row as usize >= g.h || position.col as usize >= g.w {
+    let start = (position.row, position.col);
+    if !g.contains(start) {
         return Err(EngineError::PositionOffBoard {
             field: "position",
             position,
@@ -190,32 +128,29 @@ fn naive_tap(
             height: g.h,
         });
     }
-    let start = position.row as usize * g.w + position.col as usize;
-    let color = g.cells[start];
-    if color == 0 {
+    if g.get(start) == 0 {
         return Err(EngineError::IllegalTap(TapRejection::EmptyCell));
     }
-    let members = naive_component(g, start);
-    if members.len() < min_group {
+    let size = naive::component(g, start).len();
+    if size < min_group {
         return Err(EngineError::IllegalTap(TapRejection::GroupTooSmall {
-            size: members.len(),
+            size,
             min_group,
         }));
     }
-    let mut cleared = g.clone();
-    for &i in &members {
-        cleared.cells[i] = 0;
-    }
-    let (fallen, falls) = naive_gravity(&cleared);
-    let (board, shifts) = naive_close_columns(&fallen);
-    let tiles_left = board.tiles();
-    let game_over = naive_game_over(&board, min_group);
+    let tap = naive::tap(g, start);
+    let tiles_left = tap.board.tiles();
+    let game_over = naive_game_over(&tap.board, min_group);
     Ok(ExpectedTap {
-        cleared: members.iter().map(|&i| g.pos(i)).collect(),
-        color,
-        falls,
-        shifts,
-        move_score: naive_move_score(rule, members.len()),
+        cleared: tap.cleared.into_iter().map(pos).collect(),
+        color: tap.color,
+        falls: tap
+            .falls
+            .into_iter()
+            .map(|(f, t)| (pos(f), pos(t)))
+            .collect(),
+        shifts: tap.shifts,
+        move_score: naive_move_score(rule, size),
         tiles_left,
         game_over,
         end_bonus: if game_over {
@@ -223,7 +158,7 @@ fn naive_tap(
         } else {
             0
         },
-        board,
+        board: tap.board,
     })
 }
 
@@ -236,7 +171,7 @@ fn check_tap(
     min_group: usize,
 ) -> Result<Option<ExpectedTap>, TestCaseError> {
     let expected = naive_tap(g, position, rule, min_group);
-    let actual = engine::tap(&g.settled(), position, rule, min_group_of(min_group));
+    let actual = engine::tap(&settled_board(g), position, rule, min_group_of(min_group));
     let wire = rpc::tap(proto::TapRequest {
         board: Some(g.proto()),
         position: Some(proto::Position {
@@ -266,7 +201,7 @@ fn check_tap(
                 "cleared group is the flood fill: {}",
                 ctx
             );
-            prop_assert_eq!(a.color, e.color);
+            prop_assert_eq!(u32::from(a.color), e.color);
             let falls: Vec<(Position, Position)> = a.falls.iter().map(|f| (f.from, f.to)).collect();
             prop_assert_eq!(&falls, &e.falls, "falls: {}", ctx);
             for x in &a.falls {
@@ -300,7 +235,7 @@ fn check_tap(
             let wire = wire.unwrap();
             prop_assert_eq!(wire.board, Some(e.board.proto()));
             prop_assert_eq!(wire.cleared.len(), e.cleared.len());
-            prop_assert_eq!(wire.color, u32::from(e.color));
+            prop_assert_eq!(wire.color, e.color);
             prop_assert_eq!(wire.falls.len(), e.falls.len());
             prop_assert_eq!(wire.column_shifts.len(), e.shifts.len());
             prop_assert_eq!(wire.move_score, e.move_score);
@@ -315,16 +250,16 @@ fn check_tap(
 
 /// legal_groups, is_game_over and CheckDeadState against brute-force enumeration.
 fn check_groups(g: &Grid, rule: ScoringRule, min_group: usize) -> TestCaseResult {
-    let settled = g.settled();
-    let expected: Vec<(Position, u8, usize, u64)> = naive_components(g)
+    let settled = settled_board(g);
+    let expected: Vec<(Position, u32, usize, u64)> = naive_components(g)
         .into_iter()
         .filter(|&(_, _, n)| n >= min_group)
-        .map(|(i, color, n)| (g.pos(i), color, n, naive_move_score(rule, n)))
+        .map(|(i, color, n)| (pos_at(g, i), color, n, naive_move_score(rule, n)))
         .collect();
-    let actual: Vec<(Position, u8, usize, u64)> =
+    let actual: Vec<(Position, u32, usize, u64)> =
         engine::legal_groups(&settled, rule, min_group_of(min_group))
             .into_iter()
-            .map(|l| (l.representative, l.color, l.size, l.score))
+            .map(|l| (l.representative, u32::from(l.color), l.size, l.score))
             .collect();
     prop_assert_eq!(
         &actual,
@@ -359,14 +294,14 @@ fn check_groups(g: &Grid, rule: ScoringRule, min_group: usize) -> TestCaseResult
             0
         }
     );
-    let wire_groups: Vec<(Position, u8, usize, u64)> = wire
+    let wire_groups: Vec<(Position, u32, usize, u64)> = wire
         .groups
         .iter()
         .map(|l| {
             let p = l.representative.unwrap();
             (
                 Position::new(p.row, p.col),
-                l.color as u8,
+                l.color,
                 l.size as usize,
                 l.score,
             )
@@ -383,7 +318,7 @@ fn check_groups(g: &Grid, rule: ScoringRule, min_group: usize) -> TestCaseResult
 /// A random grid settled by the test's helper.
 fn settled_grid(
     max_side: usize,
-    max_colors: u8,
+    max_colors: u32,
     max_empty_percent: u32,
 ) -> impl Strategy<Value = Grid> {
     raw_grid(max_side, max_colors, max_empty_percent).prop_map(|g| settle(&g))
@@ -417,7 +352,7 @@ fn pick_strategy() -> impl Strategy<Value = Pick> {
 
 fn resolve_pick(g: &Grid, pick: &Pick) -> Position {
     match pick {
-        Pick::Cell(index) => g.pos(index.index(g.cells.len())),
+        Pick::Cell(index) => pos_at(g, index.index(g.cells.len())),
         Pick::Raw(r, c) => Position::new(*r, *c),
     }
 }
@@ -514,7 +449,7 @@ fn play_out(
     let mut move_sum: u64 = 0;
     let mut moves = 0;
     loop {
-        let groups = engine::legal_groups(&g.settled(), rule, min_group_of(min_group));
+        let groups = engine::legal_groups(&settled_board(&g), rule, min_group_of(min_group));
         if groups.is_empty() {
             prop_assert!(naive_game_over(&g, min_group));
             prop_assert!(
@@ -616,11 +551,7 @@ fn check_generated(w: u32, h: u32, colors: u32, min_group: u32, seed: u64) -> Te
             prop_assert!(feasible, "{w}x{h} min_group {min_group} cannot exist");
             let g = Grid::of(board.board());
             prop_assert_eq!((g.w, g.h), (w as usize, h as usize));
-            prop_assert!(
-                g.cells.iter().all(|&c| c >= 1 && u32::from(c) <= colors),
-                "{:?}",
-                g
-            );
+            prop_assert!(g.cells.iter().all(|&c| c >= 1 && c <= colors), "{:?}", g);
             let legal = naive_components(&g)
                 .iter()
                 .filter(|&&(_, _, n)| n >= effective)
@@ -684,14 +615,14 @@ proptest! {
 /// A raw wire board: sides 0..=70, a cell count sometimes off by a few, values up to 20; or a
 /// settled board; or missing.
 fn wire_board() -> impl Strategy<Value = Option<proto::Board>> {
-    let settled_big = (1u32..=70, 1u32..=70, 1u8..=4).prop_flat_map(|(w, h, k)| {
+    let settled_big = (1u32..=70, 1u32..=70, 1u32..=4).prop_flat_map(|(w, h, k)| {
         vec(0..=k, (w * h) as usize).prop_map(move |cells| {
             let g = Grid::new(w as usize, h as usize, cells);
             let g = settle(&g);
             Some(proto::Board {
                 width: w,
                 height: h,
-                cells: g.cells_u32(),
+                cells: g.cells,
             })
         })
     });
@@ -818,7 +749,7 @@ proptest! {
             Ok(response) => {
                 let g = Grid::of_wire(response.board.as_ref().unwrap());
                 prop_assert_eq!((g.w as u32, g.h as u32), (width, height));
-                prop_assert!(g.cells.iter().all(|&c| c >= 1 && u32::from(c) <= colors));
+                prop_assert!(g.cells.iter().all(|&c| c >= 1 && c <= colors));
                 prop_assert!(!naive_game_over(&g, effective as usize), "no legal group of {effective} on {g:?}");
                 prop_assert!(response.legal_group_count >= 1);
             }
@@ -837,12 +768,12 @@ fn sweep_covers_clears_gaps_and_game_overs() {
     let (mut full_clears, mut multi_gap, mut stuck, mut long_games) = (0, 0, 0, 0);
     for _ in 0..300 {
         let (w, h) = (1 + rng.below(6) as usize, 1 + rng.below(6) as usize);
-        let k = 1 + rng.below(3) as u8;
+        let k = 1 + rng.below(3) as u32;
         let g = settle(&Grid::new(
             w,
             h,
             (0..w * h)
-                .map(|_| 1 + rng.below(u64::from(k)) as u8)
+                .map(|_| 1 + rng.below(u64::from(k)) as u32)
                 .collect(),
         ));
         let rule = RULES[rng.below(4) as usize];
@@ -860,11 +791,11 @@ fn sweep_covers_clears_gaps_and_game_overs() {
         // A tap that closes two or more columns at once.
         for (i, _, n) in naive_components(&g) {
             if n >= 2
-                && let Ok(e) = naive_tap(&g, g.pos(i), rule, 2)
+                && let Ok(e) = naive_tap(&g, pos_at(&g, i), rule, 2)
                 && e.shifts.len() >= 2
             {
                 multi_gap += 1;
-                check_tap(&g, g.pos(i), rule, 2).unwrap();
+                check_tap(&g, pos_at(&g, i), rule, 2).unwrap();
             }
         }
     }
@@ -921,7 +852,7 @@ fn spec_examples_agree_with_the_model() {
 fn boards_at_the_size_limit_match_the_model() {
     let mut rng = SplitMix(64);
     for (w, h) in [(64, 64), (64, 1), (1, 64), (64, 2), (2, 64)] {
-        for colors in [1u8, 2, 3] {
+        for colors in [1u32, 2, 3] {
             let g = settle(&Grid::new(
                 w,
                 h,
@@ -930,7 +861,7 @@ fn boards_at_the_size_limit_match_the_model() {
                         if rng.below(8) == 0 {
                             0
                         } else {
-                            1 + rng.below(u64::from(colors)) as u8
+                            1 + rng.below(u64::from(colors)) as u32
                         }
                     })
                     .collect(),

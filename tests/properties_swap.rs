@@ -1,15 +1,15 @@
 //! Property tests of the swap family (docs/rules.md section 2).
 //!
-//! Every property compares the engine with a naive oracle written here from the rules' words
-//! (runs by scanning lines, groups by flood fill over matched cells, valid swaps by swapping on a
-//! copy and rescanning, gravity by rebuilding each column), or checks an invariant the rules
-//! states (tile conservation, stability, determinism by seed). The last properties feed random,
+//! Every property compares the engine with the naive reference of `tests/reference` (runs by
+//! scanning lines, groups by flood fill over matched cells, valid swaps by swapping on a copy and
+//! reading the lines through the two cells, gravity by rebuilding each column), or checks an
+//! invariant the rules state (tile conservation, stability, determinism by seed). The last properties feed random,
 //! often malformed requests to the transport functions, which must answer `Ok` or `Err` and
 //! never panic.
 
-mod model;
+mod prop_support;
+mod reference;
 
-use std::collections::VecDeque;
 use std::ops::RangeInclusive;
 
 use matchgrid::engine::{
@@ -22,179 +22,92 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseResult;
 
-use model::{
-    Fault, Grid, SplitMix, board_faults, check_faults, config, naive_gravity, raw_grid,
-    well_formed, wild_wire_board,
+use prop_support::{
+    Fault, SplitMix, board_faults, check_faults, config, raw_grid, repair_stable, well_formed,
+    wild_wire_board,
 };
+use reference::swap as naive;
+use reference::{Cell, Grid, gravity};
 
 // ---------------------------------------------------------------------------------------------
-// Naive model
+// The reference (tests/reference/swap.rs) in the engine's vocabulary
 // ---------------------------------------------------------------------------------------------
 
-/// The swap family's additions to the shared model.
-impl Grid {
-    fn stable(&self) -> StableBoard {
-        StableBoard::try_from(self.board()).unwrap()
-    }
-
-    fn index(&self, p: Position) -> usize {
-        p.row as usize * self.w + p.col as usize
-    }
-
-    fn has_empty(&self) -> bool {
-        self.cells.contains(&0)
-    }
-
-    /// The empty cells, row-major.
-    fn empty_positions(&self) -> Vec<Position> {
-        (0..self.cells.len())
-            .filter(|&i| self.cells[i] == 0)
-            .map(|i| self.pos(i))
-            .collect()
-    }
-
-    fn swapped(&self, a: Position, b: Position) -> Grid {
-        let mut g = self.clone();
-        let (i, j) = (self.index(a), self.index(b));
-        g.cells.swap(i, j);
-        g
-    }
+/// The engine's stable board for a grid that is stable.
+fn stable_board(g: &Grid) -> StableBoard {
+    StableBoard::try_from(g.board()).unwrap()
 }
 
-/// Marks the cells of every maximal run of 3+ equal non-empty cells along `line` (cell indices
-/// in order).
-fn mark_runs(g: &Grid, line: &[usize], matched: &mut [bool]) {
-    let mut start = 0;
-    while start < line.len() {
-        let v = g.cells[line[start]];
-        let mut end = start + 1;
-        while end < line.len() && g.cells[line[end]] == v {
-            end += 1;
-        }
-        if v != 0 && end - start >= 3 {
-            for &i in &line[start..end] {
-                matched[i] = true;
-            }
-        }
-        start = end;
-    }
+/// The engine position of a reference cell.
+fn pos((row, col): Cell) -> Position {
+    Position::new(row, col)
 }
 
-/// Matched cells: every maximal horizontal or vertical line of 3+ equal non-empty cells.
-fn naive_matched(g: &Grid) -> Vec<bool> {
-    let mut matched = vec![false; g.w * g.h];
-    for r in 0..g.h {
-        let row: Vec<usize> = (0..g.w).map(|c| r * g.w + c).collect();
-        mark_runs(g, &row, &mut matched);
-    }
-    for c in 0..g.w {
-        let column: Vec<usize> = (0..g.h).map(|r| r * g.w + c).collect();
-        mark_runs(g, &column, &mut matched);
-    }
-    matched
+/// The cell of row-major index `i`, as an engine position.
+fn pos_at(g: &Grid, i: usize) -> Position {
+    pos(g.cell(i))
+}
+
+/// The empty cells, row-major.
+fn empty_positions(g: &Grid) -> Vec<Position> {
+    g.empty_cells().into_iter().map(pos).collect()
+}
+
+fn swapped(g: &Grid, a: Position, b: Position) -> Grid {
+    g.swapped((a.row, a.col), (b.row, b.col))
 }
 
 fn naive_matched_positions(g: &Grid) -> Vec<Position> {
-    naive_matched(g)
-        .iter()
-        .enumerate()
-        .filter(|&(_, &m)| m)
-        .map(|(i, _)| g.pos(i))
-        .collect()
+    naive::matched_cells(g).into_iter().map(pos).collect()
 }
 
 fn naive_has_run(g: &Grid) -> bool {
-    naive_matched(g).contains(&true)
+    naive::has_run(g)
 }
 
 fn naive_stable(g: &Grid) -> bool {
-    !g.has_empty() && !naive_has_run(g)
+    naive::is_stable(g)
 }
 
-/// Groups: 4-connected same-colour components of matched cells, ordered by first cell, cells
-/// row-major.
-fn naive_groups(g: &Grid) -> Vec<(u8, Vec<Position>)> {
-    let matched = naive_matched(g);
-    let mut seen = vec![false; g.w * g.h];
-    let mut groups = Vec::new();
-    for start in 0..g.w * g.h {
-        if !matched[start] || seen[start] {
-            continue;
-        }
-        let color = g.cells[start];
-        let mut members = vec![start];
-        let mut queue = VecDeque::from([start]);
-        seen[start] = true;
-        while let Some(i) = queue.pop_front() {
-            for j in g.neighbours(i) {
-                if matched[j] && !seen[j] && g.cells[j] == color {
-                    seen[j] = true;
-                    members.push(j);
-                    queue.push_back(j);
-                }
-            }
-        }
-        members.sort_unstable();
-        groups.push((color, members.into_iter().map(|i| g.pos(i)).collect()));
-    }
+/// Groups as `(colour, cells)`, ordered by first cell, cells row-major.
+fn naive_groups(g: &Grid) -> Vec<(u32, Vec<Position>)> {
+    naive::groups(g)
+        .into_iter()
+        .map(|(color, cells)| (color, cells.into_iter().map(pos).collect()))
+        .collect()
+}
+
+fn engine_groups(groups: &[engine::Group]) -> Vec<(u32, Vec<Position>)> {
     groups
+        .iter()
+        .map(|g| (u32::from(g.color), g.cells.clone()))
+        .collect()
 }
 
-fn engine_groups(groups: &[engine::Group]) -> Vec<(u8, Vec<Position>)> {
-    groups.iter().map(|g| (g.color, g.cells.clone())).collect()
-}
-
-/// Every valid swap `(a, b)`, `b` the right or lower neighbour of `a`, sorted by `a` then `b`:
-/// swap on a copy, rescan the whole board, keep it when `a` or `b` is matched.
+/// Every valid swap `(a, b)`, `b` the right or lower neighbour of `a`, sorted by `a` then `b`.
 fn naive_valid_swaps(g: &Grid) -> Vec<(Position, Position)> {
-    let mut swaps = Vec::new();
-    for i in 0..g.w * g.h {
-        let (r, c) = (i / g.w, i % g.w);
-        let mut partners = Vec::new();
-        if c + 1 < g.w {
-            partners.push(i + 1);
-        }
-        if r + 1 < g.h {
-            partners.push(i + g.w);
-        }
-        for j in partners {
-            if g.cells[i] == 0 || g.cells[j] == 0 {
-                continue;
-            }
-            let mut copy = g.cells.clone();
-            copy.swap(i, j);
-            let matched = naive_matched(&Grid::new(g.w, g.h, copy));
-            if matched[i] || matched[j] {
-                swaps.push((g.pos(i), g.pos(j)));
-            }
-        }
-    }
-    swaps
+    naive::valid_swaps(g)
+        .into_iter()
+        .map(|(a, b)| (pos(a), pos(b)))
+        .collect()
 }
 
-/// The verdict the rules gives, checked in its order.
+/// The verdict the rules give, checked in their order.
 fn naive_verdict(g: &Grid, a: Position, b: Position) -> SwapVerdict {
-    let on = |p: Position| (p.row as usize) < g.h && (p.col as usize) < g.w;
-    if !on(a) || !on(b) {
-        return SwapVerdict::OutOfBounds;
-    }
-    if u64::from(a.row.abs_diff(b.row)) + u64::from(a.col.abs_diff(b.col)) != 1 {
-        return SwapVerdict::NotAdjacent;
-    }
-    if g.cells[g.index(a)] == 0 || g.cells[g.index(b)] == 0 {
-        return SwapVerdict::EmptyCell;
-    }
-    let matched = naive_matched(&g.swapped(a, b));
-    if matched[g.index(a)] || matched[g.index(b)] {
-        SwapVerdict::Ok
-    } else {
-        SwapVerdict::NoMatch
+    match naive::verdict(g, (a.row, a.col), (b.row, b.col)) {
+        naive::Verdict::Ok => SwapVerdict::Ok,
+        naive::Verdict::OutOfBounds => SwapVerdict::OutOfBounds,
+        naive::Verdict::NotAdjacent => SwapVerdict::NotAdjacent,
+        naive::Verdict::EmptyCell => SwapVerdict::EmptyCell,
+        naive::Verdict::NoMatch => SwapVerdict::NoMatch,
     }
 }
 
-/// No tile sits directly above an empty cell.
-fn naive_columns_settled(g: &Grid) -> bool {
-    (0..g.h.saturating_sub(1)).all(|r| (0..g.w).all(|c| g.at(r, c) == 0 || g.at(r + 1, c) != 0))
+/// The falls of naive gravity as engine positions.
+fn naive_gravity(g: &Grid) -> (Grid, Vec<(Position, Position)>) {
+    let (fallen, falls) = gravity(g);
+    let falls = falls.into_iter().map(|(f, t)| (pos(f), pos(t))).collect();
+    (fallen, falls)
 }
 
 /// Whether some stable `w x h` arrangement with at least `min_swaps` valid swaps exists, drawing
@@ -205,14 +118,14 @@ fn naive_arrangement_exists(
     w: usize,
     h: usize,
     counts: Option<[usize; 17]>,
-    colors: u8,
+    colors: u32,
     min_swaps: usize,
 ) -> bool {
     fn fill(
         g: &mut Grid,
         index: usize,
         counts: &mut Option<[usize; 17]>,
-        colors: u8,
+        colors: u32,
         min_swaps: usize,
     ) -> bool {
         if index == g.cells.len() {
@@ -220,7 +133,7 @@ fn naive_arrangement_exists(
         }
         let (r, c) = (index / g.w, index % g.w);
         for color in 1..=colors {
-            if counts.is_some_and(|n| n[usize::from(color)] == 0) {
+            if counts.is_some_and(|n| n[color as usize] == 0) {
                 continue;
             }
             let left_run = c >= 2 && g.at(r, c - 1) == color && g.at(r, c - 2) == color;
@@ -229,7 +142,7 @@ fn naive_arrangement_exists(
                 continue;
             }
             if let Some(n) = counts.as_mut() {
-                n[usize::from(color)] -= 1;
+                n[color as usize] -= 1;
             }
             g.cells[index] = color;
             if fill(g, index + 1, counts, colors, min_swaps) {
@@ -237,7 +150,7 @@ fn naive_arrangement_exists(
             }
             g.cells[index] = 0;
             if let Some(n) = counts.as_mut() {
-                n[usize::from(color)] += 1;
+                n[color as usize] += 1;
             }
         }
         false
@@ -252,35 +165,12 @@ fn naive_shuffle_exists(g: &Grid) -> bool {
     naive_arrangement_exists(g.w, g.h, Some(g.color_counts()), 16, 1)
 }
 
-/// Makes a full grid stable: row-major, a cell completing a run with its two left or two upper
-/// neighbours takes the next colour (cyclically in `1..=colors`) that does not. Always succeeds
-/// for `colors >= 3`.
-fn repair_stable(mut g: Grid, colors: u8) -> Grid {
-    for i in 0..g.cells.len() {
-        let (r, c) = (i / g.w, i % g.w);
-        let forbidden = |cells: &[u8], v: u8| {
-            (c >= 2 && cells[i - 1] == v && cells[i - 2] == v)
-                || (r >= 2 && cells[i - g.w] == v && cells[i - 2 * g.w] == v)
-        };
-        if forbidden(&g.cells, g.cells[i]) {
-            for step in 1..colors {
-                let v = (g.cells[i] - 1 + step) % colors + 1;
-                if !forbidden(&g.cells, v) {
-                    g.cells[i] = v;
-                    break;
-                }
-            }
-        }
-    }
-    g
-}
-
 // ---------------------------------------------------------------------------------------------
 // Strategies
 // ---------------------------------------------------------------------------------------------
 
 /// A stable grid (no run, no empty cell) with `3..=max_colors` colours.
-fn stable_grid(min_side: usize, max_side: usize, max_colors: u8) -> impl Strategy<Value = Grid> {
+fn stable_grid(min_side: usize, max_side: usize, max_colors: u32) -> impl Strategy<Value = Grid> {
     (min_side..=max_side, min_side..=max_side, 3..=max_colors).prop_flat_map(|(w, h, k)| {
         vec(1..=k, w * h).prop_map(move |cells| {
             let g = repair_stable(Grid::new(w, h, cells), k);
@@ -294,8 +184,8 @@ fn stable_grid(min_side: usize, max_side: usize, max_colors: u8) -> impl Strateg
 /// each cell is drawn from `1..=max_drawn` and folded into `1..=k`.
 fn small_full_grid(
     max_cells: usize,
-    colors: RangeInclusive<u8>,
-    max_drawn: u8,
+    colors: RangeInclusive<u32>,
+    max_drawn: u32,
 ) -> impl Strategy<Value = Grid> {
     (
         (1..=max_cells).prop_flat_map(move |w| (Just(w), 1..=max_cells / w)),
@@ -337,7 +227,7 @@ fn check_refill(
             Ok(fallen.clone())
         }
         Refill::Random { colors } => {
-            let empties = fallen.empty_positions();
+            let empties = empty_positions(fallen);
             let spawned: Vec<Position> = spawns.iter().map(|s| s.position).collect();
             prop_assert_eq!(
                 &spawned,
@@ -351,8 +241,8 @@ fn check_refill(
                     "spawn colour {} outside 1..={colors}",
                     spawn.color
                 );
-                let i = filled.index(spawn.position);
-                filled.cells[i] = spawn.color;
+                let i = filled.index((spawn.position.row, spawn.position.col));
+                filled.cells[i] = u32::from(spawn.color);
             }
             prop_assert!(!filled.has_empty());
             Ok(filled)
@@ -442,10 +332,10 @@ fn check_cascade(
         let mut n_cleared = 0;
         let mut expected_score = 0u64;
         for (_, cells) in &expected_groups {
-            expected_score += 10 * cells.len() as u64 * u64::from(k);
+            expected_score += naive::group_score(cells.len(), k);
             n_cleared += cells.len();
             for &p in cells {
-                let i = cleared.index(p);
+                let i = cleared.index((p.row, p.col));
                 cleared.cells[i] = 0;
             }
         }
@@ -496,7 +386,7 @@ fn check_cascade(
                 "NONE refill never shuffles"
             );
             prop_assert!(
-                naive_columns_settled(&prev),
+                naive::columns_settled(&prev),
                 "tiles left floating: {prev:?}"
             );
             let stable = naive_stable(&prev);
@@ -551,13 +441,13 @@ fn resolve_and_check(
     seed: u64,
 ) -> CascadeOutcome {
     let outcome = engine::resolve_swap(
-        g.stable(),
+        stable_board(g),
         Swap::new(a, b),
         options,
         &mut engine::rng_from_seed(seed),
     )
     .unwrap();
-    check_cascade(&g.swapped(a, b), true, options, &outcome).unwrap();
+    check_cascade(&swapped(g, a, b), true, options, &outcome).unwrap();
     outcome
 }
 
@@ -596,10 +486,7 @@ fn check_generated(w: u32, h: u32, colors: u32, min_moves: u32, seed: u64) -> Te
             prop_assert!(!impossible, "{w}x{h} min_moves {min_moves} cannot exist");
             let g = Grid::of(board.board());
             prop_assert_eq!((g.w, g.h), (wu, hu));
-            prop_assert!(
-                g.cells.iter().all(|&c| (1..=colors as u8).contains(&c)),
-                "{g:?}"
-            );
+            prop_assert!(g.cells.iter().all(|&c| (1..=colors).contains(&c)), "{g:?}");
             prop_assert!(naive_stable(&g), "generated board not stable: {g:?}");
             let swaps = naive_valid_swaps(&g).len();
             prop_assert_eq!(count, swaps);
@@ -687,7 +574,7 @@ fn check_runs_and_groups(g: &Grid) -> TestCaseResult {
             matched_cells,
         }) => {
             prop_assert!(!naive_stable(g), "refused a stable board {g:?}");
-            prop_assert_eq!(empty_cells, g.empty_positions());
+            prop_assert_eq!(empty_cells, empty_positions(g));
             prop_assert_eq!(matched_cells, naive_matched_positions(g));
         }
         Err(other) => prop_assert!(false, "unexpected error {other:?}"),
@@ -727,7 +614,7 @@ proptest! {
 // ---------------------------------------------------------------------------------------------
 
 fn check_swaps(g: &Grid) -> TestCaseResult {
-    let stable = g.stable();
+    let stable = stable_board(g);
     let expected = naive_valid_swaps(g);
     let actual: Vec<(Position, Position)> = engine::valid_swaps(&stable)
         .into_iter()
@@ -759,7 +646,7 @@ fn swaps_of_wire(swaps: &[proto::Swap]) -> Vec<(Position, Position)> {
 
 fn check_verdict(g: &Grid, a: Position, b: Position) -> TestCaseResult {
     let expected = naive_verdict(g, a, b);
-    let stable = g.stable();
+    let stable = stable_board(g);
     prop_assert_eq!(
         engine::judge_swap(&stable, Swap::new(a, b)),
         expected,
@@ -771,7 +658,7 @@ fn check_verdict(g: &Grid, a: Position, b: Position) -> TestCaseResult {
     let (verdict, groups) = engine::preview_swap(&stable, Swap::new(a, b));
     prop_assert_eq!(verdict, expected);
     let expected_groups = if expected == SwapVerdict::Ok {
-        naive_groups(&g.swapped(a, b))
+        naive_groups(&swapped(g, a, b))
     } else {
         Vec::new()
     };
@@ -806,12 +693,12 @@ proptest! {
         check_swaps(&g)?;
         let listed = naive_valid_swaps(&g);
         for i in 0..g.cells.len() {
-            let a = g.pos(i);
+            let a = pos_at(&g, i);
             for b in [position(a.row, a.col + 1), position(a.row + 1, a.col)] {
                 if (b.row as usize) < g.h && (b.col as usize) < g.w {
                     let expected = if listed.contains(&(a, b)) { SwapVerdict::Ok } else { SwapVerdict::NoMatch };
-                    prop_assert_eq!(engine::judge_swap(&g.stable(), Swap::new(a, b)), expected);
-                    prop_assert_eq!(engine::judge_swap(&g.stable(), Swap::new(b, a)), expected);
+                    prop_assert_eq!(engine::judge_swap(&stable_board(&g), Swap::new(a, b)), expected);
+                    prop_assert_eq!(engine::judge_swap(&stable_board(&g), Swap::new(b, a)), expected);
                 }
             }
         }
@@ -881,12 +768,12 @@ proptest! {
         let (a, b) = swaps[pick.index(swaps.len())];
         let (a, b) = if reversed { (b, a) } else { (a, b) };
         let options = CascadeOptions { refill, auto_shuffle, max_steps: 10_000 };
-        let run = || engine::resolve_swap(g.stable(), Swap::new(a, b), options, &mut engine::rng_from_seed(seed ^ 0x5eed));
+        let run = || engine::resolve_swap(stable_board(&g), Swap::new(a, b), options, &mut engine::rng_from_seed(seed ^ 0x5eed));
         let outcome = run();
         prop_assert!(outcome.is_ok(), "{outcome:?}");
         let outcome = outcome.unwrap();
         prop_assert_eq!(&run().unwrap(), &outcome, "same seed, same cascade");
-        check_cascade(&g.swapped(a, b), true, options, &outcome)?;
+        check_cascade(&swapped(&g, a, b), true, options, &outcome)?;
     }
 
     /// Resolving a board as given (runs, empty cells anywhere): an optional settling step
@@ -1028,7 +915,7 @@ proptest! {
         g.cells[i] = 0;
         prop_assert_eq!(
             engine::shuffle(&g.board(), &mut engine::rng_from_seed(seed)),
-            Err(EngineError::BoardNotFull { empty_cells: g.empty_positions() })
+            Err(EngineError::BoardNotFull { empty_cells: empty_positions(&g) })
         );
     }
 }
@@ -1048,17 +935,15 @@ proptest! {
     #[test]
     fn generation_feasibility_matches_exhaustive_search(
         (w, h, colors) in prop_oneof![
-            (1usize..=12).prop_flat_map(|w| (Just(w), 1..=12 / w, Just(2u8))),
-            (1usize..=9).prop_flat_map(|w| (Just(w), 1..=9 / w, Just(3u8))),
+            (1usize..=12).prop_flat_map(|w| (Just(w), 1..=12 / w, Just(2u32))),
+            (1usize..=9).prop_flat_map(|w| (Just(w), 1..=9 / w, Just(3u32))),
         ],
         min_moves in 0u32..=4, seed in any::<u64>(),
     ) {
         let exists = naive_arrangement_exists(w, h, None, colors, min_moves as usize);
-        let result = engine::GenerationSize::for_swap(w as u32, h as u32, u32::from(colors)).and_then(|size| engine::generate_swap_board(
-            size, min_moves, &mut engine::rng_from_seed(seed)),
-        );
+        let result = engine::GenerationSize::for_swap(w as u32, h as u32, colors).and_then(|size| engine::generate_swap_board(size, min_moves, &mut engine::rng_from_seed(seed)));
         prop_assert_eq!(result.is_ok(), exists, "{}x{} colors {} min_moves {}: {:?}", w, h, colors, min_moves, result);
-        check_generated(w as u32, h as u32, u32::from(colors), min_moves, seed)?;
+        check_generated(w as u32, h as u32, colors, min_moves, seed)?;
     }
 }
 
@@ -1150,7 +1035,7 @@ fn wire_swap() -> impl Strategy<Value = Option<proto::Swap>> {
 fn stability_faults(grid: &Option<Grid>) -> Vec<Fault> {
     match grid {
         Some(g) if !naive_stable(g) => vec![Fault::Exact(EngineError::UnstableBoard {
-            empty_cells: g.empty_positions(),
+            empty_cells: empty_positions(g),
             matched_cells: naive_matched_positions(g),
         })],
         _ => Vec::new(),
@@ -1228,14 +1113,14 @@ proptest! {
             let verdict = naive_verdict(g, a, b);
             let validate = validate.unwrap();
             prop_assert_eq!(validate.verdict(), proto::SwapVerdict::from(verdict));
-            let groups = if verdict == SwapVerdict::Ok { naive_groups(&g.swapped(a, b)) } else { Vec::new() };
+            let groups = if verdict == SwapVerdict::Ok { naive_groups(&swapped(g, a, b)) } else { Vec::new() };
             prop_assert_eq!(validate.groups.len(), groups.len());
         }
 
         // Shuffle: board, then a full board; NoShuffleExists is the only other error.
         let mut faults = board_faults.clone();
         if let Some(g) = grid.as_ref().filter(|g| g.has_empty()) {
-            faults.push(Fault::Exact(EngineError::BoardNotFull { empty_cells: g.empty_positions() }));
+            faults.push(Fault::Exact(EngineError::BoardNotFull { empty_cells: empty_positions(g) }));
         }
         if check_faults("Shuffle", &shuffled, &faults)? {
             let g = grid.as_ref().unwrap();
@@ -1285,7 +1170,7 @@ proptest! {
                     if refill != 2 {
                         prop_assert!(r.stable && naive_stable(&out), "RANDOM refill left {out:?}");
                     } else {
-                        prop_assert!(naive_columns_settled(&out) && !naive_has_run(&out), "{out:?}");
+                        prop_assert!(naive::columns_settled(&out) && !naive_has_run(&out), "{out:?}");
                     }
                     if swap.is_some() {
                         prop_assert!(!r.steps.is_empty(), "a valid swap clears something");
@@ -1313,7 +1198,7 @@ proptest! {
                 prop_assert!((1..=64).contains(&width) && (1..=64).contains(&height) && (2..=16).contains(&colors));
                 let g = Grid::of_wire(response.board.as_ref().unwrap());
                 prop_assert_eq!((g.w as u32, g.h as u32), (width, height));
-                prop_assert!(g.cells.iter().all(|&c| c >= 1 && u32::from(c) <= colors));
+                prop_assert!(g.cells.iter().all(|&c| c >= 1 && c <= colors));
                 prop_assert!(naive_stable(&g));
                 prop_assert!(response.valid_swap_count >= min_moves.unwrap_or(1));
             }
@@ -1334,21 +1219,29 @@ fn sweep_covers_dead_and_live_boards_and_big_groups() {
     let (mut dead, mut live, mut shapes, mut merged_runs) = (0, 0, 0, 0);
     for _ in 0..400 {
         let (w, h) = (1 + rng.below(6) as usize, 1 + rng.below(6) as usize);
-        let k = 3 + rng.below(4) as u8;
+        let k = 3 + rng.below(4) as u32;
         let cells = (0..w * h)
-            .map(|_| 1 + rng.below(u64::from(k)) as u8)
+            .map(|_| 1 + rng.below(u64::from(k)) as u32)
             .collect();
         let g = repair_stable(Grid::new(w, h, cells), k);
         let swaps = naive_valid_swaps(&g);
-        assert_eq!(engine::is_dead(&g.stable()), swaps.is_empty(), "{g:?}");
-        assert_eq!(engine::count_valid_swaps(&g.stable()), swaps.len(), "{g:?}");
+        assert_eq!(
+            engine::is_dead(&stable_board(&g)),
+            swaps.is_empty(),
+            "{g:?}"
+        );
+        assert_eq!(
+            engine::count_valid_swaps(&stable_board(&g)),
+            swaps.len(),
+            "{g:?}"
+        );
         if swaps.is_empty() {
             dead += 1;
         } else {
             live += 1;
         }
         // Groups with cells in both several rows and several columns (L/T/+ or parallel runs).
-        let raw = Grid::new(w, h, (0..w * h).map(|_| 1 + rng.below(2) as u8).collect());
+        let raw = Grid::new(w, h, (0..w * h).map(|_| 1 + rng.below(2) as u32).collect());
         for (_, cells) in naive_groups(&raw) {
             let rows = cells
                 .iter()
@@ -1429,7 +1322,7 @@ fn spec_examples_agree_with_the_oracles() {
     );
     let dead = Grid::parse("RGB/GBR/BRG");
     assert!(naive_valid_swaps(&dead).is_empty());
-    assert!(engine::is_dead(&dead.stable()));
+    assert!(engine::is_dead(&stable_board(&dead)));
     assert!(naive_shuffle_exists(&dead));
     check_shuffle(&dead, 1, true).unwrap();
 
@@ -1459,7 +1352,7 @@ fn spec_examples_agree_with_the_oracles() {
 fn boards_at_the_size_limit_match_the_oracles() {
     let mut rng = SplitMix(64);
     for (w, h) in [(64, 64), (64, 1), (1, 64), (64, 3), (3, 64)] {
-        for colors in [1u8, 2, 3] {
+        for colors in [1u32, 2, 3] {
             let raw = Grid::new(
                 w,
                 h,
@@ -1468,14 +1361,14 @@ fn boards_at_the_size_limit_match_the_oracles() {
                         if rng.below(10) == 0 {
                             0
                         } else {
-                            1 + rng.below(u64::from(colors)) as u8
+                            1 + rng.below(u64::from(colors)) as u32
                         }
                     })
                     .collect(),
             );
             check_runs_and_groups(&raw).unwrap();
         }
-        let cells = (0..w * h).map(|_| 1 + rng.below(4) as u8).collect();
+        let cells = (0..w * h).map(|_| 1 + rng.below(4) as u32).collect();
         let stable = repair_stable(Grid::new(w, h, cells), 4);
         check_swaps(&stable).unwrap();
         let swaps = naive_valid_swaps(&stable);
@@ -1500,7 +1393,7 @@ fn boards_at_the_size_limit_match_the_oracles() {
 fn the_cascade_checker_rejects_tampered_outcomes() {
     let g = Grid::parse("GRYY/YRRG/BGYY/BGGY");
     let (a, b) = (position(0, 3), position(1, 3));
-    let start = g.swapped(a, b);
+    let start = swapped(&g, a, b);
     for refill in [Refill::None, Refill::Random { colors: 4 }] {
         let options = CascadeOptions {
             refill,

@@ -6,21 +6,27 @@
 //! the position is played to the end with a deterministic greedy policy (tap the largest group,
 //! ties by first cell in row-major order) through `Tap`, every move checked against a naive
 //! model, and the final score checked to be the sum of the moves plus the end bonus. A few
-//! absolute numbers computed by the brute force are pinned. The positions, the flood fill and the
-//! naive tap are the API tests' reference (`api_support`).
+//! absolute numbers computed by the brute force are pinned. The flood fill and the naive tap are
+//! the reference rules (`tests/reference`); the positions are loaded by `api_support`.
 
 mod api_support;
+mod reference;
 
-use api_support as reference;
-use api_support::{Cell, Rule};
 use matchgrid::proto::{self, Board};
 use matchgrid::transport::collapse as rpc;
+use reference::collapse::Rule;
+use reference::{Cell, Grid};
 
 const SIDE: usize = 15;
 
+/// A wire board as a reference grid.
+fn grid(board: &Board) -> Grid {
+    Grid::of_wire(board)
+}
+
 /// Brute-force legal groups (size >= 2): (first cell, colour, size), by first cell.
 fn legal_groups(board: &Board) -> Vec<(Cell, u32, usize)> {
-    reference::legal_groups(board, 2)
+    reference::collapse::legal_groups(&grid(board), 2)
 }
 
 fn samegame_score(n: usize) -> u64 {
@@ -61,7 +67,7 @@ fn check_groups(label: &str, board: &Board) -> Vec<(Cell, u32, usize)> {
         expected.is_empty(),
         "{label}: game over"
     );
-    let tiles = reference::tiles(board);
+    let tiles = grid(board).tiles();
     assert_eq!(response.tiles_left as usize, tiles, "{label}: tiles");
     let bonus = if response.game_over && tiles == 0 {
         1000
@@ -95,7 +101,7 @@ fn play_greedy(label: &str, start: &Board) -> Game {
             .iter()
             .max_by(|a, b| a.2.cmp(&b.2).then(b.0.cmp(&a.0)))
             .unwrap();
-        let expected = reference::collapse_tap(&board, first);
+        let expected = reference::collapse::tap(&grid(&board), first);
         assert_eq!(expected.cleared.len(), size);
         let response = rpc::tap(proto::TapRequest {
             board: Some(board.clone()),
@@ -107,15 +113,15 @@ fn play_greedy(label: &str, start: &Board) -> Game {
             min_group: 2,
         })
         .unwrap_or_else(|e| panic!("{label}: tap {moves}: {e:?}"));
-        let next = expected.board;
+        let next = expected.board.proto();
         let ctx = format!("{label} move {}", moves + 1);
         let cleared: Vec<Cell> = response.cleared.iter().map(|p| (p.row, p.col)).collect();
         assert_eq!(cleared, expected.cleared, "{ctx}: cleared group");
         assert_eq!(response.color, color, "{ctx}: colour");
         assert_eq!(response.board.as_ref(), Some(&next), "{ctx}: board after");
-        let tiles_left = reference::tiles(&next);
+        let tiles_left = grid(&next).tiles();
         assert_eq!(
-            reference::tiles(&board) - size,
+            grid(&board).tiles() - size,
             tiles_left,
             "{ctx}: tiles conserved"
         );
@@ -167,10 +173,10 @@ fn play_greedy(label: &str, start: &Board) -> Game {
 
 #[test]
 fn standard_positions_load_and_report_their_groups() {
-    let positions = reference::standard_positions();
+    let positions = api_support::standard_positions();
     for (p, board) in positions.iter().enumerate() {
         assert_eq!(
-            reference::tiles(board),
+            grid(board).tiles(),
             SIDE * SIDE,
             "position {} is full",
             p + 1
@@ -200,7 +206,7 @@ fn standard_positions_load_and_report_their_groups() {
 
 #[test]
 fn standard_positions_play_greedily_to_the_end() {
-    let positions = reference::standard_positions();
+    let positions = api_support::standard_positions();
     let mut games = Vec::new();
     for (p, board) in positions.iter().enumerate() {
         let game = play_greedy(&format!("position {}", p + 1), board);
@@ -233,7 +239,7 @@ const ALL_POSITIONS_GREEDY_TOTAL: i64 = 4502;
 /// them (run with `--nocapture` to see them).
 #[test]
 fn brute_force_reproduces_the_pinned_numbers() {
-    let positions = reference::standard_positions();
+    let positions = api_support::standard_positions();
     let groups = legal_groups(&positions[0]);
     println!(
         "position 1: {} legal groups, largest {}, {} tiles in groups",
@@ -260,20 +266,20 @@ fn brute_force_reproduces_the_pinned_numbers() {
             else {
                 break;
             };
-            board = reference::collapse_tap(&board, first).board;
+            board = reference::collapse::tap(&grid(&board), first).board.proto();
             moves += 1;
             score += samegame_score(size) as i64;
         }
-        if reference::tiles(&board) == 0 {
+        if grid(&board).tiles() == 0 {
             score += 1000;
         }
         println!(
             "position {}: greedy {moves} moves, {} left, score {score}",
             p + 1,
-            reference::tiles(&board)
+            grid(&board).tiles()
         );
         if p == 0 {
-            assert_eq!((moves, reference::tiles(&board), score), POSITION_1_GREEDY);
+            assert_eq!((moves, grid(&board).tiles(), score), POSITION_1_GREEDY);
         }
         sum += score;
     }

@@ -1,11 +1,11 @@
 //! SwapPuzzle over gRPC against the real server: every RPC, every swap example of docs/rules.md section 5,
 //! and the documented properties of generation, cascades, shuffles and verdicts, each checked
-//! against the independent reference rules in `api_support`.
+//! against the independent reference rules in `tests/reference`.
 mod api_support;
 mod common;
+mod reference;
 
-use api_support as reference;
-use api_support::{Cell, cell};
+use api_support::cell;
 use common::{TestServer, board, spec_swap_example, swap, text};
 use matchgrid::proto::swap_puzzle_client::SwapPuzzleClient;
 use matchgrid::proto::{
@@ -13,6 +13,7 @@ use matchgrid::proto::{
     ShuffleRequest, SwapCheckDeadStateRequest, SwapGenerateBoardRequest, SwapVerdict,
     ValidateSwapRequest,
 };
+use reference::{Cell, Grid, gravity};
 use tonic::transport::Channel;
 
 type Client = SwapPuzzleClient<Channel>;
@@ -46,6 +47,11 @@ fn final_board(response: &ResolveCascadeResponse) -> &Board {
 
 fn step_board(step: &CascadeStep) -> &Board {
     step.board.as_ref().expect("step board")
+}
+
+/// A wire board as a reference grid.
+fn grid(board: &Board) -> Grid {
+    Grid::of_wire(board)
 }
 
 /// A ResolveCascade request under NONE refill.
@@ -134,7 +140,7 @@ fn check_resolution(
 ) -> usize {
     let context = format!("start {} swap {swap_cells:?}", text(start));
     let mut previous = match swap_cells {
-        Some((a, b)) => reference::swapped(start, a, b),
+        Some((a, b)) => grid(start).swapped(a, b).proto(),
         None => start.clone(),
     };
     let mut score_sum = 0;
@@ -147,16 +153,18 @@ fn check_resolution(
                 "{context}: a step without groups is only the settling step 1 of a board \
                  with empty cells"
             );
-            reference::gravity(&previous)
+            let (fallen, falls) = gravity(&grid(&previous));
+            (fallen.proto(), falls)
         } else {
-            let expected = reference::groups(&previous);
+            let expected = reference::swap::groups(&grid(&previous));
             assert_eq!(
                 groups_of(&step.groups),
                 expected,
                 "{context}: groups of step {index}"
             );
             let all: Vec<Cell> = expected.iter().flat_map(|(_, c)| c.clone()).collect();
-            reference::gravity(&reference::cleared(&previous, &all))
+            let (fallen, falls) = gravity(&grid(&previous).cleared(&all));
+            (fallen.proto(), falls)
         };
         assert_eq!(falls_of(step), falls, "{context}: falls of step {index}");
         let cleared: usize = step.groups.iter().map(|g| g.cells.len()).sum();
@@ -173,7 +181,7 @@ fn check_resolution(
         let mut expected_board = after_gravity.clone();
         match random_colors {
             Some(colors) => {
-                let holes = reference::empty_cells(&after_gravity);
+                let holes = grid(&after_gravity).empty_cells();
                 let spawned: Vec<Cell> = step.spawns.iter().map(|s| cell(&s.position)).collect();
                 assert_eq!(spawned, holes, "{context}: spawns of step {index}");
                 if !step.groups.is_empty() {
@@ -193,8 +201,8 @@ fn check_resolution(
                     expected_board.cells[(r * expected_board.width + c) as usize] = s.color;
                 }
                 assert_eq!(
-                    reference::tiles(step_board(step)),
-                    reference::tiles(&previous) + step.spawns.len() - cleared,
+                    grid(step_board(step)).tiles(),
+                    grid(&previous).tiles() + step.spawns.len() - cleared,
                     "{context}: tile count after step {index}"
                 );
             }
@@ -208,7 +216,7 @@ fn check_resolution(
         previous = step_board(step).clone();
     }
     assert!(
-        reference::groups(&previous).is_empty(),
+        reference::swap::groups(&grid(&previous)).is_empty(),
         "{context}: cascade stopped with a run on {}",
         text(&previous)
     );
@@ -223,25 +231,25 @@ fn check_resolution(
             .expect("board_before_shuffle when shuffled");
         assert_eq!(text(before), text(&last), "{context}: board before shuffle");
         assert!(
-            reference::is_stable(before),
+            reference::swap::is_stable(&grid(before)),
             "{context}: shuffled a non-stable board"
         );
         assert!(
-            reference::valid_swaps(before).is_empty(),
+            reference::swap::valid_swaps(&grid(before)).is_empty(),
             "{context}: shuffled a live board"
         );
         assert_eq!(
-            reference::color_counts(result),
-            reference::color_counts(before),
+            grid(result).color_counts(),
+            grid(before).color_counts(),
             "{context}: shuffle is a permutation"
         );
     } else {
         assert!(response.board_before_shuffle.is_none(), "{context}");
         assert_eq!(text(result), text(&last), "{context}: final board");
     }
-    let stable = reference::is_stable(result);
+    let stable = reference::swap::is_stable(&grid(result));
     let moves = if stable {
-        reference::valid_swaps(result).len()
+        reference::swap::valid_swaps(&grid(result)).len()
     } else {
         0
     };
@@ -346,14 +354,14 @@ async fn spec_dead_board_has_a_stable_playable_shuffle() {
     let server = TestServer::start(&[]);
     let mut client = server.swap_client().await;
     let dead = board("RGB/GBR/BRG");
-    assert!(reference::is_stable(&dead) && reference::valid_swaps(&dead).is_empty());
+    assert!(
+        reference::swap::is_stable(&grid(&dead))
+            && reference::swap::valid_swaps(&grid(&dead)).is_empty()
+    );
     assert_eq!(dead_state(&mut client, &dead).await, vec![]);
     // The the rules' sample shuffle is itself a playable arrangement of the same tiles.
     let sample = board("BBG/BGR/RGR");
-    assert_eq!(
-        reference::color_counts(&sample),
-        reference::color_counts(&dead)
-    );
+    assert_eq!(grid(&sample).color_counts(), grid(&dead).color_counts());
     assert!(!dead_state(&mut client, &sample).await.is_empty());
 
     for seed in [0, 1, 2, 3, 42, u64::MAX] {
@@ -368,20 +376,20 @@ async fn spec_dead_board_has_a_stable_playable_shuffle() {
         let shuffled = response.board.expect("board");
         assert_eq!((shuffled.width, shuffled.height), (3, 3));
         assert_eq!(
-            reference::color_counts(&shuffled),
-            reference::color_counts(&dead),
+            grid(&shuffled).color_counts(),
+            grid(&dead).color_counts(),
             "seed {seed}: not a permutation: {}",
             text(&shuffled)
         );
         assert!(
-            reference::is_stable(&shuffled),
+            reference::swap::is_stable(&grid(&shuffled)),
             "seed {seed}: {}",
             text(&shuffled)
         );
         // CheckDeadState accepts it (so it is stable) and finds the moves the response counts.
         let moves = dead_state(&mut client, &shuffled).await;
         assert!(!moves.is_empty(), "seed {seed}: shuffle is dead");
-        assert_eq!(moves, reference::valid_swaps(&shuffled));
+        assert_eq!(moves, reference::swap::valid_swaps(&grid(&shuffled)));
         assert_eq!(response.valid_swap_count as usize, moves.len());
     }
 }
@@ -470,10 +478,14 @@ async fn generate_board_is_stable_with_counted_moves() {
                 b.cells.iter().all(|&c| (1..=colors).contains(&c)),
                 "{context}: colour out of range"
             );
-            assert!(reference::is_stable(&b), "{context}: {}", text(&b));
+            assert!(
+                reference::swap::is_stable(&grid(&b)),
+                "{context}: {}",
+                text(&b)
+            );
             let listed = dead_state(&mut client, &b).await;
             assert_eq!(count as usize, listed.len(), "{context}");
-            assert_eq!(listed, reference::valid_swaps(&b), "{context}");
+            assert_eq!(listed, reference::swap::valid_swaps(&grid(&b)), "{context}");
             assert!(count >= min_moves.unwrap_or(1), "{context}: {count} moves");
         }
     }
@@ -487,11 +499,14 @@ async fn generate_board_min_moves_zero_allows_any_stable_board() {
     for (w, h) in [(1, 1), (2, 2), (2, 1)] {
         let (b, count) = generate(&mut client, w, h, 3, 5, Some(0)).await;
         assert_eq!(count, 0);
-        assert!(reference::is_stable(&b));
+        assert!(reference::swap::is_stable(&grid(&b)));
     }
     let (b, count) = generate(&mut client, 6, 6, 6, 5, Some(0)).await;
-    assert!(reference::is_stable(&b));
-    assert_eq!(count as usize, reference::valid_swaps(&b).len());
+    assert!(reference::swap::is_stable(&grid(&b)));
+    assert_eq!(
+        count as usize,
+        reference::swap::valid_swaps(&grid(&b)).len()
+    );
 }
 
 #[tokio::test]
@@ -515,7 +530,7 @@ async fn generate_board_is_deterministic_by_seed() {
     );
     // Extreme seeds are fine too.
     let (b, _) = generate(&mut client, 9, 9, 6, u64::MAX, None).await;
-    assert!(reference::is_stable(&b));
+    assert!(reference::swap::is_stable(&grid(&b)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -662,7 +677,7 @@ async fn resolve_cascade_without_swap_settles_empty_cells_first() {
     assert!(response.stable && !response.dead && !response.shuffled);
     assert_eq!(
         response.valid_swap_count as usize,
-        reference::valid_swaps(&stable).len()
+        reference::swap::valid_swaps(&grid(&stable)).len()
     );
 
     // RANDOM: the settling step spawns into the holes, then any runs cascade.
@@ -904,7 +919,7 @@ async fn validate_swap_agrees_with_check_dead_state_and_reference() {
                         if response.verdict() == SwapVerdict::Ok {
                             assert_eq!(
                                 groups_of(&response.groups),
-                                reference::groups(&reference::swapped(&b, a, bb)),
+                                reference::swap::groups(&grid(&b).swapped(a, bb)),
                                 "groups of {a:?}-{bb:?} on {}",
                                 text(&b)
                             );
@@ -924,7 +939,12 @@ async fn validate_swap_agrees_with_check_dead_state_and_reference() {
         }
         from_validate.sort();
         assert_eq!(from_validate, listed, "{}", text(&b));
-        assert_eq!(listed, reference::valid_swaps(&b), "{}", text(&b));
+        assert_eq!(
+            listed,
+            reference::swap::valid_swaps(&grid(&b)),
+            "{}",
+            text(&b)
+        );
     }
 }
 
@@ -951,7 +971,7 @@ async fn check_dead_state_lists_every_valid_swap_in_order() {
         let b = board(t);
         assert_eq!(
             dead_state(&mut client, &b).await,
-            reference::valid_swaps(&b),
+            reference::swap::valid_swaps(&grid(&b)),
             "{t}"
         );
     }
@@ -996,13 +1016,13 @@ async fn shuffle_permutes_into_a_stable_playable_board() {
             let out = response.board.clone().expect("board");
             assert_eq!((out.width, out.height), (input.width, input.height), "{t}");
             assert_eq!(
-                reference::color_counts(&out),
-                reference::color_counts(&input),
+                grid(&out).color_counts(),
+                grid(&input).color_counts(),
                 "{t} seed {seed}: {}",
                 text(&out)
             );
             assert!(
-                reference::is_stable(&out),
+                reference::swap::is_stable(&grid(&out)),
                 "{t} seed {seed}: {}",
                 text(&out)
             );

@@ -1,16 +1,16 @@
-//! The property tests' own board model, shared by both families (properties_swap,
-//! properties_collapse): a plain row-major [`Grid`], naive gravity, random grids, the test's own
-//! RNG, and the fault bookkeeping of the no-panic properties. Each family adds its own methods to
-//! `Grid` in an `impl Grid` block of its own file.
-#![allow(dead_code)] // each family uses a different part of the model
+//! Support of the property tests (properties_swap, properties_collapse, properties_sizes):
+//! proptest settings, random reference grids, a stable-board repair, the test's own RNG, and the
+//! fault bookkeeping of the no-panic properties. The rules themselves are in `tests/reference`.
+#![allow(dead_code)] // each property test binary uses a different part of the support
 
 use std::fmt;
 
-use matchgrid::engine::board::COLOR_LETTERS;
-use matchgrid::engine::{Board, BoardError, EngineError, Position};
+use matchgrid::engine::{BoardError, EngineError, Position};
 use matchgrid::proto;
 use proptest::collection::vec;
 use proptest::prelude::*;
+
+use crate::reference::Grid;
 
 /// Proptest settings: `cases` cases (times `MATCHGRID_PROPTEST_SCALE`), no regression files (failures found here are kept as plain
 /// `#[test]` regressions instead), bounded shrinking.
@@ -31,142 +31,6 @@ pub fn config(cases: u32) -> ProptestConfig {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Naive model
-// ---------------------------------------------------------------------------------------------
-
-/// A plain row-major grid: the test's own board model.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Grid {
-    pub w: usize,
-    pub h: usize,
-    pub cells: Vec<u8>,
-}
-
-/// Prints the engine's text form (colour 1 is `R`, see [`COLOR_LETTERS`]), so a failing case
-/// prints as a board that `Board::parse` reads back.
-impl fmt::Debug for Grid {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Grid({}x{} \"", self.w, self.h)?;
-        for (i, &cell) in self.cells.iter().enumerate() {
-            if i > 0 && i % self.w == 0 {
-                f.write_str("/")?;
-            }
-            let ch = match cell {
-                0 => '.',
-                c if usize::from(c) <= COLOR_LETTERS.len() => {
-                    char::from(COLOR_LETTERS[usize::from(c) - 1])
-                }
-                _ => '?',
-            };
-            write!(f, "{ch}")?;
-        }
-        f.write_str("\")")
-    }
-}
-
-impl Grid {
-    pub fn new(w: usize, h: usize, cells: Vec<u8>) -> Self {
-        assert_eq!(cells.len(), w * h);
-        Self { w, h, cells }
-    }
-
-    pub fn of(board: &Board) -> Self {
-        Self::new(board.width(), board.height(), board.cells().to_vec())
-    }
-
-    pub fn parse(text: &str) -> Self {
-        Self::of(&Board::parse(text).unwrap())
-    }
-
-    /// A wire board taken as it is (cell values cut to `u8`); callers check `well_formed` first.
-    pub fn of_wire(board: &proto::Board) -> Self {
-        Self::new(
-            board.width as usize,
-            board.height as usize,
-            board.cells.iter().map(|&c| c as u8).collect(),
-        )
-    }
-
-    pub fn cells_u32(&self) -> Vec<u32> {
-        self.cells.iter().map(|&c| u32::from(c)).collect()
-    }
-
-    pub fn board(&self) -> Board {
-        Board::from_raw(self.w as u32, self.h as u32, &self.cells_u32()).unwrap()
-    }
-
-    pub fn proto(&self) -> proto::Board {
-        proto::Board {
-            width: self.w as u32,
-            height: self.h as u32,
-            cells: self.cells_u32(),
-        }
-    }
-
-    pub fn at(&self, r: usize, c: usize) -> u8 {
-        self.cells[r * self.w + c]
-    }
-
-    pub fn pos(&self, index: usize) -> Position {
-        Position::new((index / self.w) as u32, (index % self.w) as u32)
-    }
-
-    /// 4-neighbours of cell `i`: up, down, left, right.
-    pub fn neighbours(&self, i: usize) -> Vec<usize> {
-        let (r, c) = (i / self.w, i % self.w);
-        let mut out = Vec::with_capacity(4);
-        if r > 0 {
-            out.push(i - self.w);
-        }
-        if r + 1 < self.h {
-            out.push(i + self.w);
-        }
-        if c > 0 {
-            out.push(i - 1);
-        }
-        if c + 1 < self.w {
-            out.push(i + 1);
-        }
-        out
-    }
-
-    pub fn tiles(&self) -> usize {
-        self.cells.iter().filter(|&&c| c != 0).count()
-    }
-
-    pub fn color_counts(&self) -> [usize; 17] {
-        let mut counts = [0; 17];
-        for &c in &self.cells {
-            counts[usize::from(c)] += 1;
-        }
-        counts
-    }
-}
-
-/// Gravity: each column's tiles, in order, packed to the bottom. Returns the grid and the moves
-/// `(from, to)` of tiles that moved, ordered by `from` row-major.
-pub fn naive_gravity(g: &Grid) -> (Grid, Vec<(Position, Position)>) {
-    let mut out = Grid::new(g.w, g.h, vec![0; g.w * g.h]);
-    let mut falls = Vec::new();
-    for c in 0..g.w {
-        let tiles: Vec<usize> = (0..g.h).filter(|&r| g.at(r, c) != 0).collect();
-        let first_row = g.h - tiles.len();
-        for (k, &r) in tiles.iter().enumerate() {
-            let to = first_row + k;
-            out.cells[to * g.w + c] = g.at(r, c);
-            if to != r {
-                falls.push((
-                    Position::new(r as u32, c as u32),
-                    Position::new(to as u32, c as u32),
-                ));
-            }
-        }
-    }
-    falls.sort();
-    (out, falls)
-}
-
-// ---------------------------------------------------------------------------------------------
 // Strategies and the test's own RNG
 // ---------------------------------------------------------------------------------------------
 
@@ -174,7 +38,7 @@ pub fn naive_gravity(g: &Grid) -> (Grid, Vec<(Position, Position)>) {
 /// probability `p`% (`p` drawn per grid from `0..=max_empty_percent`).
 pub fn raw_grid(
     max_side: usize,
-    max_colors: u8,
+    max_colors: u32,
     max_empty_percent: u32,
 ) -> impl Strategy<Value = Grid> {
     (
@@ -194,6 +58,29 @@ pub fn raw_grid(
                 )
             })
         })
+}
+
+/// Makes a full grid stable: row-major, a cell completing a run with its two left or two upper
+/// neighbours takes the next colour (cyclically in `1..=colors`) that does not. Always succeeds
+/// for `colors >= 3`.
+pub fn repair_stable(mut g: Grid, colors: u32) -> Grid {
+    for i in 0..g.cells.len() {
+        let (r, c) = (i / g.w, i % g.w);
+        let forbidden = |cells: &[u32], v: u32| {
+            (c >= 2 && cells[i - 1] == v && cells[i - 2] == v)
+                || (r >= 2 && cells[i - g.w] == v && cells[i - 2 * g.w] == v)
+        };
+        if forbidden(&g.cells, g.cells[i]) {
+            for step in 1..colors {
+                let v = (g.cells[i] - 1 + step) % colors + 1;
+                if !forbidden(&g.cells, v) {
+                    g.cells[i] = v;
+                    break;
+                }
+            }
+        }
+    }
+    g
 }
 
 /// A raw wire board: sides 0..=70, a cell count sometimes off by a few, values up to 20.

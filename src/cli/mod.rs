@@ -1,0 +1,184 @@
+//! The `matchgrid` command line: `serve` runs the server; `swap ...` and `collapse ...` are a
+//! small gRPC client for trying the service. Boards are given in text form (`RRG/GGR`: rows top
+//! to bottom joined by `/`, `.` empty, letters or digits colours; see [`crate::engine::board`]).
+//!
+//! - this module: the clap [`Cli`] and [`Command`], the options shared by client commands, the
+//!   argument parsers and the dispatch ([`run`]);
+//! - `swap` and `collapse`: each family's commands and how they are run;
+//! - `render`: boards and moves as text, or the response as JSON.
+
+mod collapse;
+mod render;
+mod swap;
+
+pub use collapse::{CollapseCommand, ScoringArg};
+pub use render::render_board;
+pub use swap::{RefillArg, SwapCommand};
+
+use clap::{Args, Parser, Subcommand};
+use tonic::transport::Channel;
+
+use crate::engine;
+use crate::proto;
+use crate::server::ServeConfig;
+
+/// matchgrid: a stateless gRPC engine for match-3 (swap) and PopStar/SameGame (collapse) puzzles.
+#[derive(Debug, Parser)]
+#[command(name = "matchgrid", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Top-level commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the gRPC server.
+    Serve(ServeConfig),
+    /// Match-3 (swap family) client commands.
+    Swap(ClientArgs<SwapCommand>),
+    /// PopStar / SameGame (collapse family) client commands.
+    Collapse(ClientArgs<CollapseCommand>),
+}
+
+/// Options shared by client commands.
+#[derive(Debug, Args)]
+pub struct ClientArgs<C: Subcommand> {
+    /// Server address.
+    #[arg(
+        long,
+        global = true,
+        env = "MATCHGRID_SERVER",
+        default_value = "http://127.0.0.1:50051"
+    )]
+    pub server: String,
+    /// Print the response as JSON instead of grids.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// The client command.
+    #[command(subcommand)]
+    pub command: C,
+}
+
+fn parse_board(text: &str) -> Result<proto::Board, String> {
+    engine::Board::parse(text)
+        .map(|b| (&b).into())
+        .map_err(|e| e.to_string())
+}
+
+fn parse_position(text: &str) -> Result<proto::Position, String> {
+    let (row, col) = text
+        .split_once(',')
+        .ok_or_else(|| format!("expected ROW,COL, got {text:?}"))?;
+    let number = |s: &str| {
+        s.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("expected ROW,COL numbers, got {text:?}"))
+    };
+    Ok(proto::Position {
+        row: number(row)?,
+        col: number(col)?,
+    })
+}
+
+fn parse_swap(text: &str) -> Result<proto::Swap, String> {
+    let (a, b) = text
+        .split_once(':')
+        .ok_or_else(|| format!("expected ROW,COL:ROW,COL, got {text:?}"))?;
+    Ok(proto::Swap {
+        a: Some(parse_position(a)?),
+        b: Some(parse_position(b)?),
+    })
+}
+
+/// Runs a parsed command line; `Err` is a one-line message for stderr.
+pub fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Command::Serve(config) => crate::server::run(config),
+        Command::Swap(args) => client_runtime()?.block_on(swap::run_swap(args)),
+        Command::Collapse(args) => client_runtime()?.block_on(collapse::run_collapse(args)),
+    }
+}
+
+fn client_runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+async fn connect(server: &str) -> Result<Channel, String> {
+    Channel::from_shared(server.to_owned())
+        .map_err(|e| format!("--server {server:?}: {e}"))?
+        .connect()
+        .await
+        .map_err(|e| {
+            let mut message = format!("cannot connect to {server}: {e}");
+            let mut source = std::error::Error::source(&e);
+            while let Some(cause) = source {
+                let text = format!(": {cause}");
+                if !message.ends_with(&text) {
+                    message.push_str(&text);
+                }
+                source = cause.source();
+            }
+            message
+        })
+}
+
+/// The response of a call, or its status as one line (`Code: message`).
+fn reply<T>(result: Result<tonic::Response<T>, tonic::Status>) -> Result<T, String> {
+    result
+        .map(tonic::Response::into_inner)
+        .map_err(|status| format!("{:?}: {}", status.code(), status.message()))
+}
+
+/// A clap error message as one line: the text before its usage block or help hint, whitespace
+/// collapsed, without the leading `error: `.
+pub fn one_line(message: &str) -> String {
+    let head = message
+        .split("\n\nUsage:")
+        .next()
+        .unwrap_or(message)
+        .split("\n\nFor more information")
+        .next()
+        .unwrap_or(message);
+    let joined = head.split_whitespace().collect::<Vec<_>>().join(" ");
+    joined.strip_prefix("error: ").unwrap_or(&joined).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clap_errors_become_one_line() {
+        let error =
+            Cli::try_parse_from(["matchgrid", "serve", "--listen", "nonsense"]).unwrap_err();
+        let line = one_line(&error.to_string());
+        assert!(!line.contains('\n'));
+        assert!(
+            line.starts_with("invalid value 'nonsense' for '--listen <LISTEN>'"),
+            "{line}"
+        );
+        let error = Cli::try_parse_from(["matchgrid", "swap", "dead"]).unwrap_err();
+        assert_eq!(
+            one_line(&error.to_string()),
+            "the following required arguments were not provided: --board <BOARD>"
+        );
+    }
+
+    #[test]
+    fn positions_and_swaps_parse() {
+        assert_eq!(
+            parse_position("2,3"),
+            Ok(proto::Position { row: 2, col: 3 })
+        );
+        assert!(parse_position("2;3").is_err());
+        assert!(parse_position("-1,3").is_err());
+        let swap = parse_swap("0,2:1,2").unwrap();
+        assert_eq!(swap.b, Some(proto::Position { row: 1, col: 2 }));
+        assert!(parse_swap("0,2").is_err());
+    }
+}

@@ -1,0 +1,213 @@
+//! `matchgrid swap ...`: the match-3 (swap family) client commands.
+
+use std::fmt::Write as _;
+
+use clap::{Subcommand, ValueEnum};
+
+use super::render::{board_summary, board_text, emit, render_board, swap_text};
+use super::{ClientArgs, connect, parse_board, parse_swap, reply};
+use crate::proto::{self, swap_puzzle_client::SwapPuzzleClient};
+
+/// Refill mode flag.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum RefillArg {
+    /// Random colours from 1..=colors.
+    Random,
+    /// Leave cleared cells empty.
+    None,
+}
+
+/// `matchgrid swap ...`
+#[derive(Debug, Subcommand)]
+pub enum SwapCommand {
+    /// Generate a stable board with at least --min-moves valid swaps.
+    Generate {
+        /// Columns, 1..=64.
+        #[arg(long, default_value_t = 8)]
+        width: u32,
+        /// Rows, 1..=64.
+        #[arg(long, default_value_t = 8)]
+        height: u32,
+        /// Colours, 2..=16.
+        #[arg(long, default_value_t = 6)]
+        colors: u32,
+        /// RNG seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Minimum valid swaps.
+        #[arg(long, default_value_t = 1)]
+        min_moves: u32,
+    },
+    /// Judge a swap on a stable board.
+    Validate {
+        /// The board, e.g. RRG/GGR.
+        #[arg(long, value_parser = parse_board)]
+        board: proto::Board,
+        /// The swap, ROW,COL:ROW,COL.
+        #[arg(long, value_parser = parse_swap)]
+        swap: proto::Swap,
+    },
+    /// Apply an optional swap and resolve the cascade, printing every step.
+    Resolve {
+        /// The board, e.g. RRG/GGR.
+        #[arg(long, value_parser = parse_board)]
+        board: proto::Board,
+        /// The swap, ROW,COL:ROW,COL; without it the board is resolved as given.
+        #[arg(long, value_parser = parse_swap)]
+        swap: Option<proto::Swap>,
+        /// Colours for random refill, 1..=16.
+        #[arg(long, default_value_t = 6)]
+        colors: u32,
+        /// RNG seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Refill mode.
+        #[arg(long, value_enum, default_value_t = RefillArg::Random)]
+        refill: RefillArg,
+        /// Do not shuffle a dead final board.
+        #[arg(long)]
+        no_auto_shuffle: bool,
+        /// Cascade step limit, 1..=1000 (0: the server's default, 200).
+        #[arg(long, default_value_t = 0)]
+        max_steps: u32,
+    },
+    /// List every valid swap of a stable board; says whether it is dead.
+    Dead {
+        /// The board, e.g. RGB/GBR/BRG.
+        #[arg(long, value_parser = parse_board)]
+        board: proto::Board,
+    },
+    /// Shuffle a full board into a playable one.
+    Shuffle {
+        /// The board.
+        #[arg(long, value_parser = parse_board)]
+        board: proto::Board,
+        /// RNG seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+}
+
+pub(super) async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String> {
+    let mut client = SwapPuzzleClient::new(connect(&args.server).await?);
+    let json = args.json;
+    match args.command {
+        SwapCommand::Generate {
+            width,
+            height,
+            colors,
+            seed,
+            min_moves,
+        } => {
+            let request = proto::SwapGenerateBoardRequest {
+                width,
+                height,
+                colors,
+                seed,
+                min_moves: Some(min_moves),
+            };
+            emit(json, &reply(client.generate_board(request).await)?, |r| {
+                board_summary(r.board.as_ref(), "valid swaps", r.valid_swap_count)
+            })
+        }
+        SwapCommand::Validate { board, swap } => {
+            let request = proto::ValidateSwapRequest {
+                board: Some(board),
+                swap: Some(swap),
+            };
+            emit(json, &reply(client.validate_swap(request).await)?, |r| {
+                let mut text = format!("verdict: {}\n", r.verdict().as_str_name());
+                for group in &r.groups {
+                    let _ = writeln!(
+                        text,
+                        "group colour {} size {}",
+                        group.color,
+                        group.cells.len()
+                    );
+                }
+                text
+            })
+        }
+        SwapCommand::Resolve {
+            board,
+            swap,
+            colors,
+            seed,
+            refill,
+            no_auto_shuffle,
+            max_steps,
+        } => {
+            let refill = match refill {
+                RefillArg::Random => proto::RefillMode::Random,
+                RefillArg::None => proto::RefillMode::None,
+            };
+            let request = proto::ResolveCascadeRequest {
+                board: Some(board.clone()),
+                swap,
+                colors,
+                seed,
+                refill: refill.into(),
+                auto_shuffle: Some(!no_auto_shuffle),
+                max_steps,
+                // Each step is printed as a grid.
+                include_step_boards: true,
+            };
+            emit(json, &reply(client.resolve_cascade(request).await)?, |r| {
+                let mut text = format!("start\n{}", render_board(&board));
+                for step in &r.steps {
+                    let cleared: usize = step.groups.iter().map(|g| g.cells.len()).sum();
+                    let _ = write!(
+                        text,
+                        "\nstep {}: {} group(s), {cleared} cleared, {} fell, {} spawned, score {}\n{}",
+                        step.index,
+                        step.groups.len(),
+                        step.falls.len(),
+                        step.spawns.len(),
+                        step.score,
+                        render_board(step.board.as_ref().unwrap_or(&board))
+                    );
+                }
+                if let Some(before) = &r.board_before_shuffle {
+                    let _ = write!(
+                        text,
+                        "\ndead board, shuffled from\n{}",
+                        render_board(before)
+                    );
+                }
+                let last = r.board.clone().unwrap_or_default();
+                let _ = write!(
+                    text,
+                    "\nfinal ({})\n{}total score {}, stable {}, dead {}, valid swaps {}\n",
+                    board_text(&last),
+                    render_board(&last),
+                    r.total_score,
+                    r.stable,
+                    r.dead,
+                    r.valid_swap_count
+                );
+                text
+            })
+        }
+        SwapCommand::Dead { board } => {
+            let request = proto::SwapCheckDeadStateRequest { board: Some(board) };
+            emit(json, &reply(client.check_dead_state(request).await)?, |r| {
+                let swaps: Vec<String> = r.valid_swaps.iter().map(swap_text).collect();
+                format!(
+                    "dead: {}\nvalid swaps ({}): {}\n",
+                    r.dead,
+                    swaps.len(),
+                    swaps.join(" ")
+                )
+            })
+        }
+        SwapCommand::Shuffle { board, seed } => {
+            let request = proto::ShuffleRequest {
+                board: Some(board),
+                seed,
+            };
+            emit(json, &reply(client.shuffle(request).await)?, |r| {
+                board_summary(r.board.as_ref(), "valid swaps", r.valid_swap_count)
+            })
+        }
+    }
+}
