@@ -30,6 +30,7 @@ const PAD_BELOW: usize = 3;
 
 /// One `CellSet`-like plane of row masks per colour `1..=colors` of a board, each padded with
 /// zero rows above and below so that vertical patterns need no bounds checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ColorPlanes {
     height: usize,
     /// Highest colour present, `0..=16`; planes exist for colours `1..=colors`.
@@ -49,10 +50,14 @@ impl ColorPlanes {
         let stride = PAD_ABOVE + height + PAD_BELOW;
         let mut words = vec![0u64; colors * stride];
         for (row, line) in cells.chunks_exact(width).enumerate() {
+            // Gather the row's masks in a fixed table indexed by colour (empty cells land in
+            // entry 0), then store each colour's mask once.
+            let mut by_color = [0u64; 32];
             for (col, &cell) in line.iter().enumerate() {
-                if cell != EMPTY {
-                    words[(usize::from(cell) - 1) * stride + PAD_ABOVE + row] |= 1 << col;
-                }
+                by_color[usize::from(cell) & 31] |= 1 << col;
+            }
+            for (color, &mask) in by_color[1..=colors].iter().enumerate() {
+                words[color * stride + PAD_ABOVE + row] = mask;
             }
         }
         Self {
@@ -177,6 +182,20 @@ impl ColorPlanes {
                 (right.count_ones() + down.count_ones()) as usize
             })
             .sum()
+    }
+
+    /// Number of valid swaps of the (full, run-free) board, counted row by row until `limit`
+    /// is reached: the result is `min(count, limit)` or a little more.
+    pub(crate) fn count_valid_swaps_up_to(&self, limit: usize) -> usize {
+        let mut count = 0;
+        for row in 0..self.height {
+            if count >= limit {
+                break;
+            }
+            let (right, down) = self.swap_masks(row);
+            count += (right.count_ones() + down.count_ones()) as usize;
+        }
+        count
     }
 
     /// True when the (full, run-free) board has a valid swap; stops at the first row with one.

@@ -162,7 +162,7 @@ fn run_cascade<R: Rng + ?Sized>(
     let first_index = steps.len() as u32;
     let (_, total_score, planes) =
         cascade::<true, R>(&mut board, &mut steps, first_index, options, rng)?;
-    let ending = end_of_move(board, &planes, options, true, rng);
+    let ending = end_of_move(board, planes, options, true, rng);
     Ok(CascadeOutcome {
         steps,
         board: ending.board,
@@ -247,6 +247,8 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized>(
 /// The state of a run-free board after its cascade, and the automatic shuffle.
 struct Ending {
     board: Board,
+    /// The colour planes of `board` when it is stable.
+    planes: Option<ColorPlanes>,
     board_before_shuffle: Option<Board>,
     stable: bool,
     dead: bool,
@@ -260,7 +262,7 @@ struct Ending {
 /// only whether one exists is checked.
 fn end_of_move<R: Rng + ?Sized>(
     board: Board,
-    planes: &ColorPlanes,
+    planes: ColorPlanes,
     options: CascadeOptions,
     count_swaps: bool,
     rng: &mut R,
@@ -268,6 +270,7 @@ fn end_of_move<R: Rng + ?Sized>(
     let mut ending = Ending {
         stable: !board.has_empty_cell(),
         board,
+        planes: None,
         board_before_shuffle: None,
         dead: false,
         valid_swap_count: 0,
@@ -280,6 +283,7 @@ fn end_of_move<R: Rng + ?Sized>(
     } else {
         usize::from(planes.has_valid_swap())
     };
+    ending.planes = Some(planes);
     ending.dead = ending.valid_swap_count == 0;
     let may_shuffle = matches!(options.refill, Refill::Random { .. }) && options.auto_shuffle;
     if ending.dead && may_shuffle {
@@ -291,6 +295,7 @@ fn end_of_move<R: Rng + ?Sized>(
                 1
             };
             ending.dead = false;
+            ending.planes = Some(shuffled.planes().clone());
             ending.board_before_shuffle =
                 Some(std::mem::replace(&mut ending.board, shuffled.into_board()));
         }
@@ -314,12 +319,15 @@ pub struct PlayedMove {
     pub dead: bool,
     /// True when the final board is stable (always under [`Refill::Random`]).
     pub stable: bool,
+    /// The colour planes of `board` when it is stable, kept for [`PlayedMove::into_stable`].
+    planes: Option<ColorPlanes>,
 }
 
 impl PlayedMove {
     /// The final board as a [`StableBoard`], when it is stable.
     pub fn into_stable(self) -> Option<StableBoard> {
-        self.stable.then(|| StableBoard::new_unchecked(self.board))
+        let planes = self.planes?;
+        Some(StableBoard::with_planes(self.board, planes))
     }
 }
 
@@ -342,8 +350,9 @@ pub fn play_swap<R: Rng + ?Sized>(
     check_swap_positions(board.board(), swap)?;
     let mut after = apply_swap(board.board().clone(), swap);
     let (steps, score, planes) = cascade::<false, R>(&mut after, &mut Vec::new(), 0, options, rng)?;
-    let ending = end_of_move(after, &planes, options, false, rng);
+    let ending = end_of_move(after, planes, options, false, rng);
     Ok(PlayedMove {
+        planes: ending.planes,
         board: ending.board,
         steps,
         score,

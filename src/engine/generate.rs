@@ -4,10 +4,10 @@
 use rand::Rng;
 
 use super::arrange::{Arrangement, Palette, arrange};
+use super::bitboard::ColorPlanes;
 use super::board::{Board, EMPTY};
 use super::collapse::{is_game_over, legal_groups};
 use super::error::EngineError;
-use super::moves::{count_valid_swaps_in, has_valid_swaps};
 use super::params::{GenerationSize, MinGroup};
 use super::scoring::ScoringRule;
 use super::settled::SettledBoard;
@@ -46,15 +46,22 @@ pub fn generate_swap_board<R: Rng + ?Sized>(
         )));
     }
     let min_moves = min_moves as usize;
+    // The planes of the accepted arrangement are kept: the board carries them.
+    let mut accepted = None;
     match arrange(width, height, Palette::Uniform { colors }, rng, |cells| {
-        has_valid_swaps(cells, width, height, min_moves)
+        let planes = ColorPlanes::new(cells, width, height);
+        let count = planes.count_valid_swaps_up_to(min_moves);
+        let enough = count >= min_moves;
+        if enough {
+            accepted = Some(planes);
+        }
+        enough
     }) {
         Arrangement::Found(cells) => {
-            let count = count_valid_swaps_in(&cells, width, height);
-            Ok((
-                StableBoard::new_unchecked(Board::from_engine_cells(width, height, cells)),
-                count,
-            ))
+            let planes = accepted.expect("arrange only returns an accepted arrangement");
+            let count = planes.count_valid_swaps();
+            let board = Board::from_engine_cells(width, height, cells);
+            Ok((StableBoard::with_planes(board, planes), count))
         }
         Arrangement::Impossible => Err(infeasible(format!(
             "no stable {width}x{height} board with {colors} colours has {min_moves} valid swaps"

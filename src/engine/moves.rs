@@ -161,61 +161,38 @@ fn in_run(
     vertical >= 3
 }
 
-/// Calls `visit(a, b)` for every valid swap of a full, run-free arrangement of `cells`, with
-/// `a < b` (row-major indices: `b` is `a`'s right or lower neighbour), in ascending `(a, b)`
-/// order. Stops early when `visit` returns `false`.
+/// Calls `visit(a, b)` for every valid swap of the full, run-free board whose colour planes are
+/// `planes` (`width` columns), with `a < b` (row-major indices: `b` is `a`'s right or lower
+/// neighbour), in ascending `(a, b)` order.
 #[inline]
-pub(crate) fn for_each_valid_swap(
-    cells: &[u8],
-    width: usize,
-    height: usize,
-    mut visit: impl FnMut(usize, usize) -> bool,
-) {
-    let planes = ColorPlanes::new(cells, width, height);
-    for row in 0..height {
+fn for_each_valid_swap(planes: &ColorPlanes, width: usize, mut visit: impl FnMut(usize, usize)) {
+    for row in 0..planes.height() {
         let (right, down) = planes.swap_masks(row);
         for col in BitIter(right | down) {
             let a = row * width + col as usize;
-            if right >> col & 1 == 1 && !visit(a, a + 1) {
-                return;
+            if right >> col & 1 == 1 {
+                visit(a, a + 1);
             }
-            if down >> col & 1 == 1 && !visit(a, a + width) {
-                return;
+            if down >> col & 1 == 1 {
+                visit(a, a + width);
             }
         }
     }
-}
-
-/// Number of valid swaps of a full, run-free arrangement of `cells`.
-pub(crate) fn count_valid_swaps_in(cells: &[u8], width: usize, height: usize) -> usize {
-    ColorPlanes::new(cells, width, height).count_valid_swaps()
 }
 
 /// True when a full, run-free arrangement of `cells` has at least `minimum` valid swaps.
 pub(crate) fn has_valid_swaps(cells: &[u8], width: usize, height: usize, minimum: usize) -> bool {
-    if minimum == 0 {
-        return true;
-    }
-    let planes = ColorPlanes::new(cells, width, height);
-    let mut count = 0;
-    for row in 0..height {
-        let (right, down) = planes.swap_masks(row);
-        count += (right.count_ones() + down.count_ones()) as usize;
-        if count >= minimum {
-            return true;
-        }
-    }
-    false
+    minimum == 0
+        || ColorPlanes::new(cells, width, height).count_valid_swaps_up_to(minimum) >= minimum
 }
 
 /// Every valid swap of `board` once, as `(a, b)` with `a` before `b` in row-major order, sorted
 /// by `a` then `b` (docs/rules.md section 2). Empty exactly when the board is dead.
 pub fn valid_swaps(board: &StableBoard) -> Vec<Swap> {
-    let board = board.board();
+    let (planes, board) = (board.planes(), board.board());
     let mut swaps = Vec::new();
-    for_each_valid_swap(board.cells(), board.width(), board.height(), |a, b| {
+    for_each_valid_swap(planes, board.width(), |a, b| {
         swaps.push(Swap::new(board.position_of(a), board.position_of(b)));
-        true
     });
     swaps
 }
@@ -229,11 +206,11 @@ pub fn valid_swaps(board: &StableBoard) -> Vec<Swap> {
 /// naming no pair (right of the last column, below the last row) are skipped. `start` is taken
 /// modulo `2 * width * height`.
 pub fn first_valid_swap_from(board: &StableBoard, start: usize) -> Option<Swap> {
+    let planes = board.planes();
     let board = board.board();
     let (width, height) = (board.width(), board.height());
     let pairs = 2 * width * height;
     let start = start % pairs;
-    let planes = ColorPlanes::of(board);
     let start_row = start / (2 * width);
     let swap_at = |row: usize, col: u32, down: bool| {
         let a = Position::new(row as u32, col);
@@ -271,14 +248,12 @@ pub fn first_valid_swap_from(board: &StableBoard, start: usize) -> Option<Swap> 
 
 /// Number of valid swaps of `board`.
 pub fn count_valid_swaps(board: &StableBoard) -> usize {
-    let board = board.board();
-    count_valid_swaps_in(board.cells(), board.width(), board.height())
+    board.planes().count_valid_swaps()
 }
 
 /// True when `board` has no valid swap.
 pub fn is_dead(board: &StableBoard) -> bool {
-    let board = board.board();
-    !has_valid_swaps(board.cells(), board.width(), board.height(), 1)
+    !board.planes().has_valid_swap()
 }
 
 #[cfg(test)]

@@ -1,28 +1,55 @@
 //! [`StableBoard`]: a swap-family board with no run and no empty cell (docs/rules.md section 2).
 
+use std::fmt;
+
+use super::bitboard::ColorPlanes;
 use super::board::{Board, EMPTY, Position};
 use super::error::EngineError;
 use super::runs::{has_run, matched_positions};
 
 /// A board with no run and no empty cell; the only board the swap rules judge moves on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StableBoard(Board);
+///
+/// It carries the colour planes (one row-mask bitboard per colour) it was checked with, so
+/// move generation and the dead check on it are word operations only.
+#[derive(Clone, PartialEq, Eq)]
+pub struct StableBoard {
+    board: Board,
+    planes: ColorPlanes,
+}
 
 impl StableBoard {
     /// The underlying board.
     pub fn board(&self) -> &Board {
-        &self.0
+        &self.board
     }
 
     /// Gives the board back.
     pub fn into_board(self) -> Board {
-        self.0
+        self.board
+    }
+
+    /// The board's colour planes.
+    pub(crate) fn planes(&self) -> &ColorPlanes {
+        &self.planes
     }
 
     /// Wraps a board the engine produced and already knows to be stable.
     pub(crate) fn new_unchecked(board: Board) -> Self {
+        let planes = ColorPlanes::of(&board);
+        Self::with_planes(board, planes)
+    }
+
+    /// Wraps a board the engine knows to be stable, with its colour planes already built.
+    pub(crate) fn with_planes(board: Board, planes: ColorPlanes) -> Self {
         debug_assert!(is_stable(&board));
-        Self(board)
+        debug_assert!(planes == ColorPlanes::of(&board));
+        Self { board, planes }
+    }
+}
+
+impl fmt::Debug for StableBoard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "StableBoard({:?})", self.board)
     }
 }
 
@@ -38,8 +65,11 @@ impl TryFrom<Board> for StableBoard {
     /// [`EngineError::UnstableBoard`] listing the empty cells and the matched cells, each in
     /// row-major order.
     fn try_from(board: Board) -> Result<Self, Self::Error> {
-        if is_stable(&board) {
-            return Ok(Self(board));
+        if !board.has_empty_cell() {
+            let planes = ColorPlanes::of(&board);
+            if !planes.has_run() {
+                return Ok(Self { board, planes });
+            }
         }
         let empty_cells: Vec<Position> = (0..board.cells().len())
             .filter(|&i| board.at(i) == EMPTY)
