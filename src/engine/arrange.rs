@@ -69,7 +69,12 @@ pub(crate) fn arrange<R: Rng + ?Sized>(
         } else {
             REJECTS_PER_ATTEMPT
         };
-        let mut index = 0usize;
+        // `col` is `index % width`, kept in step with `index` (no division per node).
+        let (mut index, mut col) = (0usize, 0usize);
+        let step_back = |index: &mut usize, col: &mut usize| {
+            *index -= 1;
+            *col = if *col == 0 { width - 1 } else { *col - 1 };
+        };
         tried[0] = 0;
         loop {
             nodes += 1;
@@ -81,17 +86,18 @@ pub(crate) fn arrange<R: Rng + ?Sized>(
                     return Arrangement::Found(cells);
                 }
                 rejects += 1;
-                index -= 1;
+                step_back(&mut index, &mut col);
                 release(&mut counts, palette, cells[index]);
                 continue;
             }
-            let candidates = allowed_colors(&cells, width, index, palette, &counts) & !tried[index];
+            let candidates =
+                allowed_colors(&cells, width, index, col, palette, &counts) & !tried[index];
             if candidates == 0 {
                 if index == 0 {
                     // Every choice at every cell has been tried: nothing passes.
                     return Arrangement::Impossible;
                 }
-                index -= 1;
+                step_back(&mut index, &mut col);
                 release(&mut counts, palette, cells[index]);
                 continue;
             }
@@ -102,6 +108,7 @@ pub(crate) fn arrange<R: Rng + ?Sized>(
                 counts[usize::from(color)] -= 1;
             }
             index += 1;
+            col = if col + 1 == width { 0 } else { col + 1 };
             if index < size {
                 tried[index] = 0;
             }
@@ -116,13 +123,14 @@ fn release(counts: &mut [u16; MAX_COLOR as usize + 1], palette: Palette, color: 
     }
 }
 
-/// Colours (as a bit mask, bit c = colour c) that cell `index` may take without completing a
-/// run with the cells already placed to its left and above.
+/// Colours (as a bit mask, bit c = colour c) that cell `index` (in column `col`) may take
+/// without completing a run with the cells already placed to its left and above.
 #[inline]
 fn allowed_colors(
     cells: &[u8],
     width: usize,
     index: usize,
+    col: usize,
     palette: Palette,
     counts: &[u16; MAX_COLOR as usize + 1],
 ) -> u32 {
@@ -138,7 +146,6 @@ fn allowed_colors(
             mask
         }
     };
-    let col = index % width;
     if col >= 2 && cells[index - 1] == cells[index - 2] {
         mask &= !(1 << cells[index - 1]);
     }

@@ -3,7 +3,7 @@
 //! colour. Runs, matched cells, groups and valid swaps are computed on these words with shifts
 //! and masks, as chess engines do with piece bitboards, instead of cell by cell.
 
-use super::board::{Board, CellSet, EMPTY};
+use super::board::{Board, CellSet, EMPTY, MAX_COLOR};
 
 /// The set bits of a word, lowest first.
 #[derive(Clone, Copy)]
@@ -49,15 +49,34 @@ impl ColorPlanes {
         let colors = usize::from(cells.iter().copied().max().unwrap_or(EMPTY));
         let stride = PAD_ABOVE + height + PAD_BELOW;
         let mut words = vec![0u64; colors * stride];
-        for (row, line) in cells.chunks_exact(width).enumerate() {
-            // Gather the row's masks in a fixed table indexed by colour (empty cells land in
-            // entry 0), then store each colour's mask once.
-            let mut by_color = [0u64; 32];
-            for (col, &cell) in line.iter().enumerate() {
-                by_color[usize::from(cell) & 31] |= 1 << col;
+        if width <= NARROW {
+            // Narrow rows: compare eight cells at a time with every colour (SWAR), no stores
+            // in the inner loop.
+            for (row, line) in cells.chunks_exact(width).enumerate() {
+                let mut chunks = [0u64; NARROW / 8];
+                for (chunk, bytes) in chunks.iter_mut().zip(line.chunks(8)) {
+                    let mut padded = [EMPTY; 8];
+                    padded[..bytes.len()].copy_from_slice(bytes);
+                    *chunk = u64::from_le_bytes(padded);
+                }
+                for color in 1..=colors {
+                    let mask = chunks.iter().enumerate().fold(0, |mask, (i, &chunk)| {
+                        mask | byte_equality_mask(chunk, color as u8) << (8 * i)
+                    });
+                    words[(color - 1) * stride + PAD_ABOVE + row] = mask;
+                }
             }
-            for (color, &mask) in by_color[1..=colors].iter().enumerate() {
-                words[color * stride + PAD_ABOVE + row] = mask;
+        } else {
+            for (row, line) in cells.chunks_exact(width).enumerate() {
+                // Gather the row's masks in a table indexed by colour (empty cells land in
+                // entry 0), then store each colour's mask once.
+                let mut by_color = [0u64; MAX_COLOR as usize + 1];
+                for (col, &cell) in line.iter().enumerate() {
+                    by_color[usize::from(cell).min(MAX_COLOR as usize)] |= 1 << col;
+                }
+                for (color, &mask) in by_color[1..=colors].iter().enumerate() {
+                    words[color * stride + PAD_ABOVE + row] = mask;
+                }
             }
         }
         Self {
@@ -216,10 +235,73 @@ impl ColorPlanes {
     }
 }
 
+/// Rows at most this wide are turned into planes eight cells at a time.
+const NARROW: usize = 16;
+
+/// Bit `i` set when byte `i` of `chunk` equals `color` (`1..=16`): the eight comparisons of a
+/// chunk of cells in a few word operations.
+#[inline]
+fn byte_equality_mask(chunk: u64, color: u8) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let difference = chunk ^ (0x0101_0101_0101_0101 * u64::from(color));
+    // 0x80 in every byte of `difference` that is zero, nothing elsewhere (no false positives).
+    let zero_bytes = !(((difference & LOW7) + LOW7) | difference | LOW7);
+    // Gather the eight 0x80 bits into the top byte, byte i to bit 56 + i.
+    (zero_bytes >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
 /// Bit `c` set when a tile at `c` would complete a horizontal line of three with the tiles of
 /// `line` at `c - 2, c - 1`, at `c - 1, c + 1`, or at `c + 1, c + 2`.
 #[inline]
 fn across_horizontal(line: u64) -> u64 {
     let (left1, left2, right1, right2) = (line << 1, line << 2, line >> 1, line >> 2);
     (left1 & left2) | (right1 & right2) | (left1 & right1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_equality_mask_matches_each_byte() {
+        let bytes = [3u8, 0, 3, 16, 1, 3, 255, 3];
+        let chunk = u64::from_le_bytes(bytes);
+        for color in 1..=16u8 {
+            let expected = bytes
+                .iter()
+                .enumerate()
+                .filter(|&(_, &b)| b == color)
+                .fold(0u64, |m, (i, _)| m | 1 << i);
+            assert_eq!(byte_equality_mask(chunk, color), expected, "colour {color}");
+        }
+        assert_eq!(byte_equality_mask(u64::from_le_bytes([16; 8]), 16), 0xff);
+    }
+
+    #[test]
+    fn narrow_and_wide_planes_agree_with_the_cells() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for (width, height) in [(1, 1), (3, 5), (8, 8), (9, 9), (16, 3), (17, 4), (64, 2)] {
+            let cells: Vec<u8> = (0..width * height)
+                .map(|_| rng.random_range(0..=16))
+                .collect();
+            let planes = ColorPlanes::new(&cells, width, height);
+            for color in 1..=16u8 {
+                for row in 0..height {
+                    let expected = (0..width)
+                        .filter(|&col| cells[row * width + col] == color)
+                        .fold(0u64, |m, col| m | 1 << col);
+                    let actual = if usize::from(color) <= planes.colors {
+                        planes.plane(usize::from(color))[PAD_ABOVE + row]
+                    } else {
+                        0
+                    };
+                    assert_eq!(
+                        actual, expected,
+                        "{width}x{height} colour {color} row {row}"
+                    );
+                }
+            }
+        }
+    }
 }

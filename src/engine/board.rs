@@ -284,9 +284,12 @@ impl CellSet {
         self.rows.iter().all(|&r| r == 0)
     }
 
-    /// Number of cells in the set.
-    pub(crate) fn len(&self) -> usize {
-        self.rows.iter().map(|r| r.count_ones() as usize).sum()
+    /// Number of cells in the first `height` rows.
+    pub(crate) fn len_within(&self, height: usize) -> usize {
+        self.rows[..height]
+            .iter()
+            .map(|r| r.count_ones() as usize)
+            .sum()
     }
 
     /// The cells of the first `height` rows in row-major order.

@@ -193,7 +193,8 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized>(
     loop {
         let planes = ColorPlanes::of(board);
         let matched = planes.matched();
-        if matched.is_empty() {
+        let cleared = matched.len_within(height);
+        if cleared == 0 {
             return Ok((index, total_score, planes));
         }
         index += 1;
@@ -217,7 +218,7 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized>(
             }
         }
         // The groups partition the matched cells, so the step scores 10 * k * (cells cleared).
-        let score = cascade_group_score(matched.len(), index);
+        let score = cascade_group_score(cleared, index);
         total_score += score;
         let mut falls = Vec::new();
         let empty_on_top = settle_columns(board, columns, RECORD.then_some(&mut falls));
