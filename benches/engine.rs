@@ -124,6 +124,28 @@ fn bench_seed_workloads(c: &mut Criterion) {
     group.finish();
 }
 
+/// The RNG on the hot path: 64 draws of a colour from `1..=5` (one 8x8 board's worth) from
+/// ChaCha8, the stream every response is pinned to, beside Xoshiro256++ (a small fast RNG) as
+/// the baseline of what the draws could cost.
+fn bench_rng(c: &mut Criterion) {
+    use rand::SeedableRng;
+    let mut group = c.benchmark_group("rng_64_draws");
+    group.throughput(Throughput::Elements(64));
+    let mut chacha = engine::rng_from_seed(1);
+    group.bench_function("chacha8", |b| {
+        b.iter(|| (0..64).fold(0u32, |acc, _| acc + u32::from(chacha.random_range(1..=5u8))))
+    });
+    let mut xoshiro = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+    group.bench_function("xoshiro256pp_baseline", |b| {
+        b.iter(|| {
+            (0..64).fold(0u32, |acc, _| {
+                acc + u32::from(xoshiro.random_range(1..=5u8))
+            })
+        })
+    });
+    group.finish();
+}
+
 fn bench_swap(c: &mut Criterion) {
     for (width, height, colors, name) in [(9, 9, 6, "swap_9x9_6c"), (64, 64, 16, "swap_64x64_16c")]
     {
@@ -287,6 +309,7 @@ fn bench_playouts(c: &mut Criterion) {
 
 criterion_group!(
     benches,
+    bench_rng,
     bench_seed_workloads,
     bench_swap,
     bench_collapse,

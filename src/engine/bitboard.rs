@@ -45,10 +45,27 @@ pub(crate) struct ColorPlanes {
 impl ColorPlanes {
     /// The colour planes of `cells`, a row-major `width x height` board (values `0..=16`).
     pub(crate) fn new(cells: &[u8], width: usize, height: usize) -> Self {
+        let mut planes = Self {
+            height,
+            colors: 0,
+            stride: PAD_ABOVE + height + PAD_BELOW,
+            words: Vec::new(),
+        };
+        planes.rebuild(cells, width);
+        planes
+    }
+
+    /// Rebuilds the planes for new `cells` of the same `width` and height, reusing the storage
+    /// (the cascade does this after every step).
+    pub(crate) fn rebuild(&mut self, cells: &[u8], width: usize) {
+        let height = self.height;
         debug_assert_eq!(cells.len(), width * height);
         let colors = usize::from(cells.iter().copied().max().unwrap_or(EMPTY));
-        let stride = PAD_ABOVE + height + PAD_BELOW;
-        let mut words = vec![0u64; colors * stride];
+        let stride = self.stride;
+        self.colors = colors;
+        let words = &mut self.words;
+        words.clear();
+        words.resize(colors * stride, 0);
         if width <= NARROW {
             // Narrow rows: compare eight cells at a time with every colour (SWAR), no stores
             // in the inner loop.
@@ -78,12 +95,6 @@ impl ColorPlanes {
                     words[color * stride + PAD_ABOVE + row] = mask;
                 }
             }
-        }
-        Self {
-            height,
-            colors,
-            stride,
-            words,
         }
     }
 

@@ -190,8 +190,11 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized>(
     let (width, height) = (board.width(), board.height());
     let mut index = first_index;
     let mut total_score = 0;
+    let mut planes = ColorPlanes::of(board);
     loop {
-        let planes = ColorPlanes::of(board);
+        if index > first_index {
+            planes.rebuild(board.cells(), width);
+        }
         let matched = planes.matched();
         let cleared = matched.len_within(height);
         if cleared == 0 {
