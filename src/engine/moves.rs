@@ -161,25 +161,6 @@ fn in_run(
     vertical >= 3
 }
 
-/// Calls `visit(a, b)` for every valid swap of the full, run-free board whose colour planes are
-/// `planes` (`width` columns), with `a < b` (row-major indices: `b` is `a`'s right or lower
-/// neighbour), in ascending `(a, b)` order.
-#[inline]
-fn for_each_valid_swap(planes: &ColorPlanes, width: usize, mut visit: impl FnMut(usize, usize)) {
-    for row in 0..planes.height() {
-        let (right, down) = planes.swap_masks(row);
-        for col in BitIter(right | down) {
-            let a = row * width + col as usize;
-            if right >> col & 1 == 1 {
-                visit(a, a + 1);
-            }
-            if down >> col & 1 == 1 {
-                visit(a, a + width);
-            }
-        }
-    }
-}
-
 /// True when a full, run-free arrangement of `cells` has at least `minimum` valid swaps.
 pub(crate) fn has_valid_swaps(cells: &[u8], width: usize, height: usize, minimum: usize) -> bool {
     minimum == 0
@@ -189,11 +170,21 @@ pub(crate) fn has_valid_swaps(cells: &[u8], width: usize, height: usize, minimum
 /// Every valid swap of `board` once, as `(a, b)` with `a` before `b` in row-major order, sorted
 /// by `a` then `b` (docs/rules.md section 2). Empty exactly when the board is dead.
 pub fn valid_swaps(board: &StableBoard) -> Vec<Swap> {
-    let (planes, board) = (board.planes(), board.board());
-    let mut swaps = Vec::new();
-    for_each_valid_swap(planes, board.width(), |a, b| {
-        swaps.push(Swap::new(board.position_of(a), board.position_of(b)));
-    });
+    let planes = board.planes();
+    let mut swaps = Vec::with_capacity(planes.count_valid_swaps());
+    for row in 0..planes.height() {
+        let (right, down) = planes.swap_masks(row);
+        let row = row as u32;
+        for col in BitIter(right | down) {
+            let a = Position::new(row, col);
+            if right >> col & 1 == 1 {
+                swaps.push(Swap::new(a, Position::new(row, col + 1)));
+            }
+            if down >> col & 1 == 1 {
+                swaps.push(Swap::new(a, Position::new(row + 1, col)));
+            }
+        }
+    }
     swaps
 }
 
