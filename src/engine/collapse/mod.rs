@@ -4,13 +4,22 @@
 //! the cell is non-empty and its group has at least `min_group` cells. Applying it clears the
 //! whole group, applies gravity within each column, then removes every entirely empty column,
 //! sliding the columns to its right left in order. The game is over when no legal group remains.
+//!
+//! The rules run once, on column bitboards ([`CollapseGame`], in [`bitboard`]); [`tap`],
+//! [`legal_groups`] and [`is_game_over`] translate between those and the row-major
+//! [`SettledBoard`] and record what the API reports (cleared cells, falls, column shifts).
 
-use super::board::{Board, CellSet, EMPTY, Position};
+pub mod bitboard;
+
+pub use bitboard::{CollapseGame, TapGroup};
+
+use super::board::{Board, Position};
 use super::error::{EngineError, TapRejection};
-use super::gravity::{Fall, apply_gravity};
+use super::gravity::Fall;
 use super::params::MinGroup;
 use super::scoring::ScoringRule;
 use super::settled::SettledBoard;
+use bitboard::{ColumnMask, TapRecorder, low_bits};
 
 /// A column that moved left when empty columns closed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,45 +73,38 @@ pub struct LegalGroup {
     pub score: u64,
 }
 
-/// Adds the 4-connected same-colour component of the non-empty cell `start` to `members` and
-/// returns its size. `members` may already hold other components: none of them can touch this
-/// one in the same colour, so one set serves a whole scan.
-fn flood_group(
-    board: &Board,
-    start: usize,
-    members: &mut CellSet,
-    stack: &mut Vec<usize>,
-) -> usize {
-    let (width, height) = (board.width(), board.height());
-    let cells = board.cells();
-    let color = cells[start];
-    let mut size = 0;
-    members.insert(start / width, start % width);
-    stack.clear();
-    stack.push(start);
-    while let Some(index) = stack.pop() {
-        size += 1;
-        let (row, col) = (index / width, index % width);
-        let mut visit = |r: usize, c: usize| {
-            if cells[r * width + c] == color && !members.contains(r, c) {
-                members.insert(r, c);
-                stack.push(r * width + c);
-            }
-        };
-        if row > 0 {
-            visit(row - 1, col);
-        }
-        if row + 1 < height {
-            visit(row + 1, col);
-        }
-        if col > 0 {
-            visit(row, col - 1);
-        }
-        if col + 1 < width {
-            visit(row, col + 1);
+
+/// Records a removal as the API reports it: falls within columns (positions before the column
+/// collapse) and column shifts.
+struct Recording {
+    height: usize,
+    falls: Vec<Fall>,
+    column_shifts: Vec<ColumnShift>,
+}
+
+impl TapRecorder for Recording {
+    fn column_compacted(&mut self, col: usize, removed: u64, before: u64) {
+        // Every tile above a cleared cell falls by the number of cleared cells below it.
+        let lowest = removed.trailing_zeros();
+        let mut movers = before & !removed & !low_bits(lowest + 1);
+        while movers != 0 {
+            let bit = movers.trailing_zeros();
+            movers &= movers - 1;
+            let to = bit - (removed & low_bits(bit)).count_ones();
+            let last = self.height as u32 - 1;
+            self.falls.push(Fall {
+                from: Position::new(last - bit, col as u32),
+                to: Position::new(last - to, col as u32),
+            });
         }
     }
-    size
+
+    fn column_moved(&mut self, from: usize, to: usize) {
+        self.column_shifts.push(ColumnShift {
+            from_col: from as u32,
+            to_col: to as u32,
+        });
+    }
 }
 
 /// Applies a tap at `position` (docs/rules.md section 3).
@@ -117,46 +119,51 @@ pub fn tap(
     rule: ScoringRule,
     min_group: MinGroup,
 ) -> Result<TapOutcome, EngineError> {
-    let min_group = min_group.get();
     let source = board.board();
-    let start = source.checked_index("position", position)?;
-    let color = source.at(start);
-    if color == EMPTY {
-        return Err(EngineError::IllegalTap(TapRejection::EmptyCell));
-    }
-    let mut members = CellSet::new();
-    let size = flood_group(source, start, &mut members, &mut Vec::with_capacity(64));
-    if size < min_group {
-        return Err(EngineError::IllegalTap(TapRejection::GroupTooSmall {
-            size,
-            min_group,
-        }));
-    }
+    let mut game = CollapseGame::from_settled(source);
+    let (slot, col, bit) = game.locate(position)?;
+    let mut members: ColumnMask = [0; 64];
+    let span = game.flood(slot, col, 1 << bit, &mut members);
     let (width, height) = (source.width(), source.height());
-    let mut after = source.clone();
-    let mut cleared = Vec::with_capacity(size);
-    {
-        let cells = after.cells_mut();
-        for row in 0..height {
-            let mut mask = members.row(row);
-            while mask != 0 {
-                let col = mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                cells[row * width + col] = EMPTY;
-                cleared.push(Position::new(row as u32, col as u32));
-            }
+    let mut cleared = Vec::new();
+    for (c, &word) in members.iter().enumerate().take(span.hi + 1).skip(span.lo) {
+        let mut word = word;
+        while word != 0 {
+            let bit = word.trailing_zeros() as usize;
+            word &= word - 1;
+            cleared.push(Position::new((height - 1 - bit) as u32, c as u32));
         }
     }
-    let falls = apply_gravity(&mut after);
-    let column_shifts = close_empty_columns(&mut after);
-    let tiles_left = source.tile_count() - size;
-    let game_over = is_game_over_on(&after, min_group);
+    let size = cleared.len();
+    if size < min_group.get() {
+        return Err(EngineError::IllegalTap(TapRejection::GroupTooSmall {
+            size,
+            min_group: min_group.get(),
+        }));
+    }
+    cleared.sort_unstable_by_key(|p| (p.row, p.col));
+    let mut recording = Recording {
+        height,
+        falls: Vec::new(),
+        column_shifts: Vec::new(),
+    };
+    let columns_before = game.columns();
+    let closed = game.remove(&members, span, &mut recording);
+    recording
+        .falls
+        .sort_unstable_by_key(|fall| (fall.from.row, fall.from.col));
+    let mut cells = source.cells().to_vec();
+    let rewrite_to = if closed { columns_before } else { span.hi + 1 };
+    game.write_columns(&mut cells, span.lo, rewrite_to);
+    let after = SettledBoard::new_unchecked(Board::from_engine_cells(width, height, cells));
+    let tiles_left = game.tiles_left();
+    let game_over = !game.has_legal_group(min_group);
     Ok(TapOutcome {
         cleared,
-        color,
-        falls,
-        column_shifts,
-        board: SettledBoard::new_unchecked(after),
+        color: game.color_of(slot),
+        falls: recording.falls,
+        column_shifts: recording.column_shifts,
+        board: after,
         move_score: rule.move_score(size),
         tiles_left,
         game_over,
@@ -168,83 +175,9 @@ pub fn tap(
     })
 }
 
-/// Removes every empty column of a board whose columns have settled, sliding the columns to its
-/// right left in order; returns the moved non-empty columns ordered by `from_col`.
-fn close_empty_columns(board: &mut Board) -> Vec<ColumnShift> {
-    let (width, height) = (board.width(), board.height());
-    let cells = board.cells_mut();
-    let bottom = width * (height - 1);
-    let mut shifts = Vec::new();
-    let mut target = 0;
-    for col in 0..width {
-        if cells[bottom + col] == EMPTY {
-            continue; // settled: an empty bottom cell means an empty column
-        }
-        if target != col {
-            for row in 0..height {
-                cells[row * width + target] = cells[row * width + col];
-                cells[row * width + col] = EMPTY;
-            }
-            shifts.push(ColumnShift {
-                from_col: col as u32,
-                to_col: target as u32,
-            });
-        }
-        target += 1;
-    }
-    shifts
-}
-
-/// True when no group of at least `min_group` cells remains.
-fn is_game_over_on(board: &Board, min_group: usize) -> bool {
-    let (width, height) = (board.width(), board.height());
-    let cells = board.cells();
-    if min_group <= 2 {
-        // A legal group exists iff two orthogonal neighbours share a colour.
-        for row in 0..height {
-            for col in 0..width {
-                let cell = cells[row * width + col];
-                if cell == EMPTY {
-                    continue;
-                }
-                if (col + 1 < width && cells[row * width + col + 1] == cell)
-                    || (row + 1 < height && cells[(row + 1) * width + col] == cell)
-                {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-    let mut found = false;
-    for_each_group(board, |_, _, size| {
-        found = size >= min_group;
-        !found
-    });
-    !found
-}
-
-/// Calls `visit(first_index, color, size)` for every group (component) of the board, ordered by
-/// first cell in row-major order, until `visit` returns false.
-fn for_each_group(board: &Board, mut visit: impl FnMut(usize, u8, usize) -> bool) {
-    let width = board.width();
-    let mut seen = CellSet::new();
-    let mut stack = Vec::with_capacity(64);
-    for index in 0..board.cells().len() {
-        let color = board.at(index);
-        if color == EMPTY || seen.contains(index / width, index % width) {
-            continue;
-        }
-        let size = flood_group(board, index, &mut seen, &mut stack);
-        if !visit(index, color, size) {
-            return;
-        }
-    }
-}
-
 /// True when the game is over on `board`: no group of at least `min_group` cells remains.
 pub fn is_game_over(board: &SettledBoard, min_group: MinGroup) -> bool {
-    is_game_over_on(board.board(), min_group.get())
+    !CollapseGame::new(board).has_legal_group(min_group)
 }
 
 /// Every legal group once, ordered by representative (first cell) in row-major order.
@@ -253,20 +186,34 @@ pub fn legal_groups(
     rule: ScoringRule,
     min_group: MinGroup,
 ) -> Vec<LegalGroup> {
-    let min_group = min_group.get();
-    let board = board.board();
+    legal_groups_of(&CollapseGame::new(board), rule, min_group)
+}
+
+/// [`legal_groups`] of a position already in bitboards.
+pub(crate) fn legal_groups_of(
+    game: &CollapseGame,
+    rule: ScoringRule,
+    min_group: MinGroup,
+) -> Vec<LegalGroup> {
+    let last = game.height() as u32 - 1;
     let mut groups = Vec::new();
-    for_each_group(board, |index, color, size| {
-        if size >= min_group {
-            groups.push(LegalGroup {
-                representative: board.position_of(index),
-                color,
-                size,
-                score: rule.move_score(size),
-            });
+    game.scan_groups(min_group.get(), |slot, members, span, size| {
+        // The first cell row-major: the highest bit, in the leftmost column holding it.
+        let (mut top, mut col) = (0, span.lo);
+        for (c, &word) in members.iter().enumerate().take(span.hi + 1).skip(span.lo) {
+            if word != 0 && 63 - word.leading_zeros() > top {
+                (top, col) = (63 - word.leading_zeros(), c);
+            }
         }
+        groups.push(LegalGroup {
+            representative: Position::new(last - top, col as u32),
+            color: game.color_of(slot),
+            size,
+            score: rule.move_score(size),
+        });
         true
     });
+    groups.sort_unstable_by_key(|g| (g.representative.row, g.representative.col));
     groups
 }
 
