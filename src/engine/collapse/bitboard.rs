@@ -370,6 +370,16 @@ impl CollapseGame {
         found
     }
 
+    /// The number of legal groups (at least `min_group` cells), `0..=2048`.
+    pub fn count_legal_groups(&self, min_group: MinGroup) -> usize {
+        let mut count = 0;
+        self.scan_groups(min_group.get(), |_, _, _, _| {
+            count += 1;
+            true
+        });
+        count
+    }
+
     /// Replaces `out`'s contents with every legal group (at least `min_group` cells) once, by
     /// colour (in increasing colour order), then by the column of its leftmost cell, then from
     /// the bottom. Reuse `out` across moves to avoid allocating.

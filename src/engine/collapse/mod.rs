@@ -73,7 +73,6 @@ pub struct LegalGroup {
     pub score: u64,
 }
 
-
 /// Records a removal as the API reports it: falls within columns (positions before the column
 /// collapse) and column shifts.
 struct Recording {
@@ -406,5 +405,369 @@ mod tests {
                 },
             ]
         );
+    }
+}
+
+/// The bitboard core against a scalar reference written from the rules' words (row-major cells,
+/// breadth-first flood fill, gravity and column closing by rebuilding columns), on random
+/// settled boards of every size 1..=64, including 64-tall columns, 64-wide rows and 1-wide
+/// boards.
+#[cfg(test)]
+mod reference_tests {
+    use std::collections::VecDeque;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::engine::board::EMPTY;
+
+    /// A deterministic generator for the sweeps (SplitMix64).
+    struct Mix(u64);
+
+    impl Mix {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// A random settled board: a prefix of non-empty columns, each a stack of tiles from the
+    /// bottom (often full), coloured from a random palette of `1..=colors` colours out of 16.
+    fn random_settled(width: usize, height: usize, colors: usize, mix: &mut Mix) -> Vec<u8> {
+        let mut palette: Vec<u8> = (1..=16).collect();
+        for i in (1..palette.len()).rev() {
+            palette.swap(i, mix.below(i + 1));
+        }
+        let filled = if mix.below(4) == 0 {
+            mix.below(width + 1)
+        } else {
+            width
+        };
+        let mut cells = vec![EMPTY; width * height];
+        for col in 0..filled {
+            let stack = if mix.below(2) == 0 {
+                height
+            } else {
+                1 + mix.below(height)
+            };
+            for row in height - stack..height {
+                cells[row * width + col] = palette[mix.below(colors)];
+            }
+        }
+        cells
+    }
+
+    fn neighbours(width: usize, height: usize, index: usize) -> impl Iterator<Item = usize> {
+        let (row, col) = (index / width, index % width);
+        [
+            (row > 0).then(|| index - width),
+            (row + 1 < height).then(|| index + width),
+            (col > 0).then(|| index - 1),
+            (col + 1 < width).then(|| index + 1),
+        ]
+        .into_iter()
+        .flatten()
+    }
+
+    /// The component of the non-empty cell `start`, row-major.
+    fn component(cells: &[u8], width: usize, height: usize, start: usize) -> Vec<usize> {
+        let mut seen = vec![false; cells.len()];
+        let mut queue = VecDeque::from([start]);
+        seen[start] = true;
+        let mut members = Vec::new();
+        while let Some(i) = queue.pop_front() {
+            members.push(i);
+            for j in neighbours(width, height, i) {
+                if !seen[j] && cells[j] == cells[start] {
+                    seen[j] = true;
+                    queue.push_back(j);
+                }
+            }
+        }
+        members.sort_unstable();
+        members
+    }
+
+    /// Legal groups as (first cell, colour, size), by first cell row-major.
+    fn reference_groups(cells: &[u8], width: usize, height: usize, min: usize) -> Vec<LegalGroup> {
+        let mut seen = vec![false; cells.len()];
+        let mut groups = Vec::new();
+        for i in 0..cells.len() {
+            if cells[i] == EMPTY || seen[i] {
+                continue;
+            }
+            let members = component(cells, width, height, i);
+            for &j in &members {
+                seen[j] = true;
+            }
+            if members.len() >= min {
+                groups.push(LegalGroup {
+                    representative: Position::new((i / width) as u32, (i % width) as u32),
+                    color: cells[i],
+                    size: members.len(),
+                    score: ScoringRule::PopStar.move_score(members.len()),
+                });
+            }
+        }
+        groups
+    }
+
+    /// The rules' tap: clear, let each column fall (recording falls), close empty columns.
+    fn reference_tap(
+        cells: &[u8],
+        width: usize,
+        height: usize,
+        start: usize,
+    ) -> (Vec<u8>, Vec<Position>, Vec<Fall>, Vec<ColumnShift>) {
+        let members = component(cells, width, height, start);
+        let mut board = cells.to_vec();
+        for &i in &members {
+            board[i] = EMPTY;
+        }
+        let mut falls = Vec::new();
+        let mut columns: Vec<Vec<u8>> = Vec::new();
+        for col in 0..width {
+            let mut stack = Vec::new(); // bottom up
+            for row in (0..height).rev() {
+                let cell = board[row * width + col];
+                if cell != EMPTY {
+                    let to = height - 1 - stack.len();
+                    if to != row {
+                        falls.push(Fall {
+                            from: Position::new(row as u32, col as u32),
+                            to: Position::new(to as u32, col as u32),
+                        });
+                    }
+                    stack.push(cell);
+                }
+            }
+            columns.push(stack);
+        }
+        falls.sort_by_key(|f| (f.from.row, f.from.col));
+        let mut shifts = Vec::new();
+        let mut after = vec![EMPTY; width * height];
+        let mut target = 0;
+        for (col, stack) in columns.iter().enumerate() {
+            if stack.is_empty() {
+                continue;
+            }
+            if target != col {
+                shifts.push(ColumnShift {
+                    from_col: col as u32,
+                    to_col: target as u32,
+                });
+            }
+            for (k, &cell) in stack.iter().enumerate() {
+                after[(height - 1 - k) * width + target] = cell;
+            }
+            target += 1;
+        }
+        let cleared = members
+            .iter()
+            .map(|&i| Position::new((i / width) as u32, (i % width) as u32))
+            .collect();
+        (after, cleared, falls, shifts)
+    }
+
+    fn settled(cells: &[u8], width: usize, height: usize) -> SettledBoard {
+        SettledBoard::try_from(Board::from_engine_cells(width, height, cells.to_vec())).unwrap()
+    }
+
+    /// Every query and one tap on one board against the reference; then a playout of up to
+    /// `moves` taps on `CollapseGame`, checked against the reference after every tap.
+    fn check_board(
+        cells: &[u8],
+        width: usize,
+        height: usize,
+        min: usize,
+        moves: usize,
+        mix: &mut Mix,
+    ) {
+        let min_group = MinGroup::parse(min as u32).unwrap();
+        let board = settled(cells, width, height);
+        let label = format!("{width}x{height} min {min} {}", board.board());
+        let expected = reference_groups(cells, width, height, min);
+        let groups = legal_groups(&board, ScoringRule::PopStar, min_group);
+        assert_eq!(groups, expected, "{label}");
+        assert_eq!(
+            is_game_over(&board, min_group),
+            expected.is_empty(),
+            "{label}"
+        );
+        let game = CollapseGame::new(&board);
+        assert_eq!(
+            game.count_legal_groups(min_group),
+            expected.len(),
+            "{label}"
+        );
+        assert_eq!(game.to_settled_board(), board, "{label}");
+        assert_eq!(
+            game.tiles_left(),
+            cells.iter().filter(|&&c| c != EMPTY).count()
+        );
+        let mut found = Vec::new();
+        game.legal_groups_into(min_group, &mut found);
+        let mut named: Vec<LegalGroup> = found
+            .iter()
+            .map(|g| {
+                let i = g.position.row as usize * width + g.position.col as usize;
+                let members = component(cells, width, height, i);
+                assert_eq!((g.color, g.size), (cells[i], members.len()), "{label}");
+                expected
+                    .iter()
+                    .find(|e| {
+                        let r = e.representative;
+                        members[0] == r.row as usize * width + r.col as usize
+                    })
+                    .copied()
+                    .unwrap_or_else(|| panic!("{label}: {g:?} is not a legal group"))
+            })
+            .collect();
+        named.sort_unstable_by_key(|g| (g.representative.row, g.representative.col));
+        assert_eq!(named, expected, "{label}: legal_groups_into");
+
+        // One tap through the recording API, at a random cell.
+        let index = mix.below(cells.len());
+        let position = Position::new((index / width) as u32, (index % width) as u32);
+        let outcome = tap(&board, position, ScoringRule::PopStar, min_group);
+        if cells[index] == EMPTY {
+            assert_eq!(
+                outcome,
+                Err(EngineError::IllegalTap(TapRejection::EmptyCell))
+            );
+        } else {
+            let size = component(cells, width, height, index).len();
+            if size < min {
+                assert_eq!(
+                    outcome,
+                    Err(EngineError::IllegalTap(TapRejection::GroupTooSmall {
+                        size,
+                        min_group: min
+                    })),
+                    "{label}"
+                );
+            } else {
+                let (after, cleared, falls, shifts) = reference_tap(cells, width, height, index);
+                let outcome = outcome.unwrap();
+                let left = after.iter().filter(|&&c| c != EMPTY).count();
+                let over = reference_groups(&after, width, height, min).is_empty();
+                assert_eq!(
+                    outcome.board.board().cells(),
+                    &after[..],
+                    "{label} tap {position}"
+                );
+                assert_eq!(outcome.cleared, cleared, "{label}");
+                assert_eq!(outcome.color, cells[index]);
+                assert_eq!(outcome.falls, falls, "{label} tap {position}");
+                assert_eq!(outcome.column_shifts, shifts, "{label} tap {position}");
+                assert_eq!(outcome.move_score, 5 * (size * size) as u64);
+                assert_eq!((outcome.tiles_left, outcome.game_over), (left, over));
+                let bonus = if over {
+                    ScoringRule::PopStar.end_bonus(left)
+                } else {
+                    0
+                };
+                assert_eq!(outcome.end_bonus, bonus);
+            }
+        }
+
+        // A playout on the bitboards, every position checked.
+        let mut game = game;
+        let mut cells = cells.to_vec();
+        for _ in 0..moves {
+            let groups = reference_groups(&cells, width, height, min);
+            if groups.is_empty() {
+                break;
+            }
+            let pick = groups[mix.below(groups.len())];
+            let start = pick.representative.row as usize * width + pick.representative.col as usize;
+            let size = game.apply_tap(pick.representative, min_group).unwrap();
+            assert_eq!(size, pick.size, "{label}");
+            cells = reference_tap(&cells, width, height, start).0;
+            assert_eq!(
+                game.to_settled_board().board().cells(),
+                &cells[..],
+                "{label}"
+            );
+            assert_eq!(
+                game.count_legal_groups(min_group),
+                reference_groups(&cells, width, height, min).len()
+            );
+            assert_eq!(
+                game.tiles_left(),
+                cells.iter().filter(|&&c| c != EMPTY).count()
+            );
+        }
+    }
+
+    #[test]
+    fn every_side_from_1_to_64() {
+        let mut mix = Mix(64);
+        for n in 1..=64 {
+            for (width, height) in [(n, 1), (1, n), (n, 64), (64, n), (n, n)] {
+                for colors in [1, 2, 5] {
+                    let cells = random_settled(width, height, colors, &mut mix);
+                    let min = 2 + mix.below(3);
+                    check_board(&cells, width, height, min, 12, &mut mix);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn taps_reject_like_the_reference() {
+        let game = CollapseGame::new(&settled(&[1, 0, 1, 2], 2, 2));
+        assert!(matches!(
+            game.clone()
+                .apply_tap(Position::new(0, 2), MinGroup::DEFAULT),
+            Err(EngineError::PositionOffBoard {
+                field: "position",
+                ..
+            })
+        ));
+        assert_eq!(
+            game.clone()
+                .apply_tap(Position::new(0, 1), MinGroup::DEFAULT),
+            Err(EngineError::IllegalTap(TapRejection::EmptyCell))
+        );
+        assert_eq!(
+            game.clone()
+                .apply_tap(Position::new(1, 1), MinGroup::DEFAULT),
+            Err(EngineError::IllegalTap(TapRejection::GroupTooSmall {
+                size: 1,
+                min_group: 2
+            }))
+        );
+        let mut tapped = game.clone();
+        assert_eq!(
+            tapped.apply_tap(Position::new(1, 0), MinGroup::DEFAULT),
+            Ok(2)
+        );
+        assert_eq!(tapped.to_settled_board().board().to_string(), "../G.");
+        assert_eq!(tapped.tiles_left(), 1);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(160))]
+
+        #[test]
+        fn bitboard_matches_the_reference(
+            width in 1usize..=64,
+            height in 1usize..=64,
+            colors in 1usize..=7,
+            min in 2usize..=5,
+            seed in any::<u64>(),
+        ) {
+            let mut mix = Mix(seed);
+            let cells = random_settled(width, height, colors, &mut mix);
+            check_board(&cells, width, height, min, 8, &mut mix);
+        }
     }
 }
