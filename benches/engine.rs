@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use matchgrid::engine::collapse::{CollapseGame, TapGroup};
+use matchgrid::engine::collapse::{CollapseGame, CollapsePlayout};
 use matchgrid::engine::{
     self, Board, CascadeOptions, GenerationSize, MinGroup, Refill, ScoringRule, SettledBoard,
     StableBoard, Swap,
@@ -138,22 +138,16 @@ fn standard_position_1() -> SettledBoard {
     SettledBoard::try_from(Board::from_raw(15, 15, &cells).unwrap()).unwrap()
 }
 
-/// One random playout on the bitboards: each move taps a legal group drawn uniformly (in
-/// [`CollapseGame::legal_groups_into`]'s order), SameGame rule, min_group 2, to game over.
-/// Returns the final score.
-fn random_playout(start: &CollapseGame, rng: &mut impl Rng, groups: &mut Vec<TapGroup>) -> i64 {
-    let mut game = start.clone();
+/// One random playout on the bitboards: each move taps a legal group drawn uniformly among
+/// [`CollapsePlayout`]'s groups, SameGame rule, min_group 2, to game over. Returns the score.
+fn random_playout(start: &CollapsePlayout, rng: &mut impl Rng) -> i64 {
+    let mut playout = start.clone();
     let mut score = 0u64;
-    loop {
-        game.legal_groups_into(MinGroup::DEFAULT, groups);
-        if groups.is_empty() {
-            break;
-        }
-        let pick = groups[rng.random_range(0..groups.len())].position;
-        let size = game.apply_tap(pick, MinGroup::DEFAULT).unwrap();
+    while playout.group_count() > 0 {
+        let size = playout.tap_group(rng.random_range(0..playout.group_count()));
         score += ScoringRule::SameGame.move_score(size);
     }
-    score as i64 + ScoringRule::SameGame.end_bonus(game.tiles_left())
+    score as i64 + ScoringRule::SameGame.end_bonus(playout.game().tiles_left())
 }
 
 fn bench_playouts(c: &mut Criterion) {
@@ -161,13 +155,33 @@ fn bench_playouts(c: &mut Criterion) {
     let mut group = c.benchmark_group("samegame_standard_1");
     group.throughput(Throughput::Elements(1));
     let mut seed = 0u64;
-    let game = CollapseGame::new(&start);
-    let mut groups = Vec::new();
+    let playout = CollapsePlayout::new(CollapseGame::new(&start), MinGroup::DEFAULT);
     group.bench_function("random_playout_to_game_over", |b| {
         b.iter(|| {
             seed += 1;
             let mut rng = engine::rng_from_seed(seed);
-            black_box(random_playout(&game, &mut rng, &mut groups))
+            black_box(random_playout(&playout, &mut rng))
+        })
+    });
+    // The same workload re-listing every group each move (`CollapseGame::legal_groups_into`).
+    let game = CollapseGame::new(&start);
+    let mut groups = Vec::new();
+    group.bench_function("random_playout_relisting_groups", |b| {
+        b.iter(|| {
+            seed += 1;
+            let mut rng = engine::rng_from_seed(seed);
+            let mut game = game.clone();
+            let mut score = 0u64;
+            loop {
+                game.legal_groups_into(MinGroup::DEFAULT, &mut groups);
+                if groups.is_empty() {
+                    break;
+                }
+                let pick = groups[rng.random_range(0..groups.len())].position;
+                score += ScoringRule::SameGame
+                    .move_score(game.apply_tap(pick, MinGroup::DEFAULT).unwrap());
+            }
+            black_box(score as i64 + ScoringRule::SameGame.end_bonus(game.tiles_left()))
         })
     });
     // The same workload through the recording API (`legal_groups` + `tap`), for comparison.

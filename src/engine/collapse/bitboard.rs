@@ -185,9 +185,21 @@ impl CollapseGame {
         usize::from(self.slots)
     }
 
+    /// Number of colour planes: the colours present on the starting board.
+    #[inline]
+    pub(crate) fn slot_count(&self) -> usize {
+        self.slots()
+    }
+
+    /// Tiles in column `col`, `0..=height`.
+    #[inline]
+    pub(crate) fn column_height(&self, col: usize) -> u32 {
+        u32::from(self.heights[col])
+    }
+
     /// The cells of plane `slot` in column `col` (`col < columns`).
     #[inline]
-    fn plane(&self, col: usize, slot: usize) -> u64 {
+    pub(crate) fn plane(&self, col: usize, slot: usize) -> u64 {
         self.planes[col * self.slots() + slot]
     }
 

@@ -10,8 +10,10 @@
 //! [`SettledBoard`] and record what the API reports (cleared cells, falls, column shifts).
 
 pub mod bitboard;
+pub mod playout;
 
 pub use bitboard::{CollapseGame, TapGroup};
+pub use playout::CollapsePlayout;
 
 use super::board::{Board, Position};
 use super::error::{EngineError, TapRejection};
@@ -680,8 +682,10 @@ mod reference_tests {
 
         // A playout on the bitboards, every position checked.
         let mut game = game;
+        let mut tracked = CollapsePlayout::new(game.clone(), min_group);
         let mut cells = cells.to_vec();
         for _ in 0..moves {
+            check_tracked(&tracked, &cells, width, height, min, &label);
             let groups = reference_groups(&cells, width, height, min);
             if groups.is_empty() {
                 break;
@@ -690,6 +694,14 @@ mod reference_tests {
             let start = pick.representative.row as usize * width + pick.representative.col as usize;
             let size = game.apply_tap(pick.representative, min_group).unwrap();
             assert_eq!(size, pick.size, "{label}");
+            let index = (0..tracked.group_count())
+                .find(|&i| {
+                    let p = tracked.group(i).position;
+                    let i = p.row as usize * width + p.col as usize;
+                    component(&cells, width, height, i)[0] == start
+                })
+                .unwrap_or_else(|| panic!("{label}: tracked groups miss {pick:?}"));
+            assert_eq!(tracked.tap_group(index), size, "{label}");
             cells = reference_tap(&cells, width, height, start).0;
             assert_eq!(
                 game.to_settled_board().board().cells(),
@@ -705,6 +717,41 @@ mod reference_tests {
                 cells.iter().filter(|&&c| c != EMPTY).count()
             );
         }
+        check_tracked(&tracked, &cells, width, height, min, &label);
+    }
+
+    /// The tracked groups of `tracked` are exactly the reference's legal groups of `cells`.
+    fn check_tracked(
+        tracked: &CollapsePlayout,
+        cells: &[u8],
+        width: usize,
+        height: usize,
+        min: usize,
+        label: &str,
+    ) {
+        assert_eq!(
+            tracked.game().to_settled_board().board().cells(),
+            cells,
+            "{label}"
+        );
+        let expected = reference_groups(cells, width, height, min);
+        let mut named: Vec<LegalGroup> = (0..tracked.group_count())
+            .map(|i| {
+                let g = tracked.group(i);
+                let i = g.position.row as usize * width + g.position.col as usize;
+                let members = component(cells, width, height, i);
+                assert_eq!((g.color, g.size), (cells[i], members.len()), "{label}");
+                let first = members[0];
+                LegalGroup {
+                    representative: Position::new((first / width) as u32, (first % width) as u32),
+                    color: g.color,
+                    size: g.size,
+                    score: ScoringRule::PopStar.move_score(g.size),
+                }
+            })
+            .collect();
+        named.sort_unstable_by_key(|g| (g.representative.row, g.representative.col));
+        assert_eq!(named, expected, "{label}: tracked groups");
     }
 
     #[test]
@@ -768,6 +815,20 @@ mod reference_tests {
             let mut mix = Mix(seed);
             let cells = random_settled(width, height, colors, &mut mix);
             check_board(&cells, width, height, min, 8, &mut mix);
+        }
+
+        /// Small boards played to game over, every position checked.
+        #[test]
+        fn playouts_to_game_over_match_the_reference(
+            width in 1usize..=16,
+            height in 1usize..=16,
+            colors in 1usize..=6,
+            min in 2usize..=4,
+            seed in any::<u64>(),
+        ) {
+            let mut mix = Mix(seed);
+            let cells = random_settled(width, height, colors, &mut mix);
+            check_board(&cells, width, height, min, usize::MAX, &mut mix);
         }
     }
 }
