@@ -5,35 +5,36 @@
 //! (gravity), plus every column from the first emptied one on when columns close. A group that
 //! neither holds a changed cell nor touches one is the same group after the tap, so it is kept
 //! as is; only the changed region, grown by one cell, is flooded again.
+//!
+//! Each legal group is held as one seed cell in a column mask. After a tap the seeds in the
+//! grown region go, and so do the seeds inside every component flooded again (a group that
+//! reached into the region has cells there, so its new component is flooded from them); the
+//! components flooded again that are large enough get a new seed. No per-group list is kept,
+//! so a tap costs the changed region, not the number of groups.
 
 use crate::engine::params::MinGroup;
 use crate::engine::position::Position;
 
-use super::bitboard::{CollapseGame, ColumnMask, Span, TapGroup, low_bits};
-
-/// A legal group: its plane, span and size, and where its member words start in
-/// [`CollapsePlayout::words`] (`hi - lo + 1` words, one per column of the span).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Tracked {
-    slot: u8,
-    lo: u8,
-    hi: u8,
-    size: u16,
-    start: u32,
-}
+use super::bitboard::{CollapseGame, ColumnMask, TapGroup, low_bits};
 
 /// A [`CollapseGame`] and its legal groups (at least `min_group` cells), kept up to date as
 /// groups are tapped: a tap re-floods only the part of the board it changed.
 ///
-/// Groups are numbered `0..group_count()` in an order that is deterministic but otherwise
-/// unspecified (it changes from tap to tap); [`CollapsePlayout::group`] names each one.
+/// Groups are numbered `0..group_count()` by their seed cell in column-major order (columns
+/// left to right, cells bottom up); a seed is some cell of the group, so the numbering is
+/// deterministic but otherwise unspecified and changes from tap to tap.
 #[derive(Clone, Debug)]
 pub struct CollapsePlayout {
     game: CollapseGame,
     min_group: MinGroup,
-    groups: Vec<Tracked>,
-    words: Vec<u64>,
+    /// One cell of each legal group: bit `r` of column `c` (bits from the bottom).
+    seeds: ColumnMask,
+    /// Number of legal groups: the bits of `seeds`.
+    groups: usize,
+    /// Scratch: zero outside a flood or a tap.
     members: ColumnMask,
+    /// Scratch: only columns `from..=to` of a scan are read, after being written.
+    candidates: ColumnMask,
 }
 
 impl CollapsePlayout {
@@ -42,14 +43,14 @@ impl CollapsePlayout {
         let mut playout = Self {
             game,
             min_group,
-            groups: Vec::new(),
-            words: Vec::new(),
+            seeds: [0; 64],
+            groups: 0,
             members: [0; 64],
+            candidates: [0; 64],
         };
-        let all = [0u32; 64];
         let columns = playout.game.columns();
         if columns > 0 {
-            playout.scan(0, columns - 1, &all);
+            playout.scan(0, columns - 1, &[0; 64]);
         }
         playout
     }
@@ -60,62 +61,95 @@ impl CollapsePlayout {
         &self.game
     }
 
-    /// Number of legal groups; 0 means the game is over.
+    /// Number of legal groups, `0..=2048`; 0 means the game is over.
     #[inline]
     pub fn group_count(&self) -> usize {
-        self.groups.len()
+        self.groups
     }
 
-    /// Legal group `index` (`0..group_count()`): a cell to tap (its lowest cell in its leftmost
-    /// column), colour and size.
+    /// The seed `(col, bit)` of group `index`.
+    fn seed(&self, index: usize) -> (usize, u32) {
+        assert!(
+            index < self.groups,
+            "group {index} of {} legal groups",
+            self.groups
+        );
+        let mut rest = index;
+        for (col, &word) in self.seeds.iter().enumerate() {
+            let count = word.count_ones() as usize;
+            if rest < count {
+                let mut word = word;
+                for _ in 0..rest {
+                    word &= word - 1;
+                }
+                return (col, word.trailing_zeros());
+            }
+            rest -= count;
+        }
+        unreachable!("group_count counts the seeds")
+    }
+
+    /// Legal group `index` (`0..group_count()`): a cell to tap (its seed), colour and size.
     ///
     /// # Panics
     /// When `index >= group_count()`.
     pub fn group(&self, index: usize) -> TapGroup {
-        let group = self.groups[index];
-        let bit = self.words[group.start as usize].trailing_zeros() as usize;
+        let (col, bit) = self.seed(index);
+        let position = Position::new((self.game.height() - 1) as u32 - bit, col as u32);
+        let (slot, _, _) = self
+            .game
+            .locate(position)
+            .expect("a seed is a tile of the board");
+        let mut members = [0; 64];
+        let span = self.game.flood(slot, col, 1 << bit, &mut members);
         TapGroup {
-            position: Position::new((self.game.height() - 1 - bit) as u32, u32::from(group.lo)),
-            color: self.game.color_of(usize::from(group.slot)),
-            size: usize::from(group.size),
+            position,
+            color: self.game.color_of(slot),
+            size: members[span.lo..=span.hi]
+                .iter()
+                .map(|w| w.count_ones() as usize)
+                .sum(),
         }
     }
 
     /// Taps legal group `index` (`0..group_count()`): clears it, applies gravity, closes empty
-    /// columns, and brings the group list up to date. Returns the number of cells cleared.
+    /// columns, and brings the groups up to date. Returns the number of cells cleared.
     ///
     /// # Panics
     /// When `index >= group_count()`.
     pub fn tap_group(&mut self, index: usize) -> usize {
-        let group = self.groups[index];
-        let span = Span {
-            lo: usize::from(group.lo),
-            hi: usize::from(group.hi),
-        };
-        let start = group.start as usize;
-        let mut members = self.members;
-        members[span.lo..=span.hi]
-            .copy_from_slice(&self.words[start..start + span.hi - span.lo + 1]);
+        let (col, bit) = self.seed(index);
+        let slot = (0..self.game.slot_count())
+            .find(|&slot| self.game.plane(col, slot) >> bit & 1 == 1)
+            .expect("a seed is a tile of the board");
+        let members = &mut self.members;
+        let span = self.game.flood(slot, col, 1 << bit, members);
         // Dirty cells: bit `r` of column `c` is dirty when `r >= dirty[c]` (64: clean). A
         // touched column changes from its lowest cleared cell up; one cell around it is dirty.
         let columns_before = self.game.columns();
         let mut dirty = [64u32; 64];
-        for col in span.lo..=span.hi {
-            if members[col] == 0 {
+        let mut size = 0;
+        let mut first_emptied = None;
+        for c in span.lo..=span.hi {
+            let removed = members[c];
+            if removed == 0 {
                 continue;
             }
-            let lowest = members[col].trailing_zeros();
-            dirty[col] = dirty[col].min(lowest.saturating_sub(1));
-            if col > 0 {
-                dirty[col - 1] = dirty[col - 1].min(lowest);
+            size += removed.count_ones() as usize;
+            if first_emptied.is_none() && removed.count_ones() == self.game.column_height(c) {
+                first_emptied = Some(c);
             }
-            if col + 1 < columns_before {
-                dirty[col + 1] = dirty[col + 1].min(lowest);
+            let lowest = removed.trailing_zeros();
+            dirty[c] = dirty[c].min(lowest.saturating_sub(1));
+            if c > 0 {
+                dirty[c - 1] = dirty[c - 1].min(lowest);
+            }
+            if c + 1 < columns_before {
+                dirty[c + 1] = dirty[c + 1].min(lowest);
             }
         }
-        let first_emptied = (span.lo..=span.hi)
-            .find(|&c| members[c] != 0 && members[c].count_ones() == self.game.column_height(c));
-        self.game.remove(&members, span, &mut ());
+        self.game.remove(members, span, &mut ());
+        members[span.lo..=span.hi].fill(0);
         let from = span.lo.saturating_sub(1);
         let to = match first_emptied {
             Some(first) => {
@@ -125,44 +159,26 @@ impl CollapsePlayout {
             }
             None => (span.hi + 1).min(columns_before - 1),
         };
-        // Keep the groups that hold no dirty cell, compacting their words.
-        let mut kept = 0;
-        let mut next_word = 0;
-        for i in 0..self.groups.len() {
-            let mut group = self.groups[i];
-            let (lo, hi) = (usize::from(group.lo), usize::from(group.hi));
-            let words = group.start as usize..group.start as usize + hi - lo + 1;
-            let clean = i != index
-                && (hi < from
-                    || lo > to
-                    || self.words[words.clone()]
-                        .iter()
-                        .zip(lo..=hi)
-                        .all(|(&w, c)| w.checked_shr(dirty[c]).unwrap_or(0) == 0));
-            if clean {
-                self.words.copy_within(words, next_word);
-                group.start = next_word as u32;
-                next_word += hi - lo + 1;
-                self.groups[kept] = group;
-                kept += 1;
-            }
+        for c in from..=to {
+            let keep = low_bits(dirty[c]);
+            self.groups -= (self.seeds[c] & !keep).count_ones() as usize;
+            self.seeds[c] &= keep;
         }
-        self.groups.truncate(kept);
-        self.words.truncate(next_word);
         let columns = self.game.columns();
-        if columns > 0 && from < columns {
+        if columns > from {
             self.scan(from, to.min(columns - 1), &dirty);
         }
-        group.size.into()
+        size
     }
 
-    /// Adds every legal group holding a dirty cell of columns `from..=to` (bit `r` of column
-    /// `c` is dirty when `r >= dirty[c]`).
+    /// Floods every component of two or more cells holding a dirty cell of columns
+    /// `from..=to` (bit `r` of column `c` is dirty when `r >= dirty[c]`): drops the seeds
+    /// inside it, then seeds it when it is a legal group.
     fn scan(&mut self, from: usize, to: usize, dirty: &[u32; 64]) {
         let min_group = self.min_group.get();
         let game = &self.game;
         let columns = game.columns();
-        let mut candidates: ColumnMask = [0; 64];
+        let candidates = &mut self.candidates;
         for slot in 0..game.slot_count() {
             let mut left = if from > 0 {
                 game.plane(from - 1, slot)
@@ -186,21 +202,17 @@ impl CollapsePlayout {
                     let span = game.flood(slot, col, seed, &mut self.members);
                     let mut size = 0;
                     for c in span.lo..=span.hi {
-                        size += self.members[c].count_ones() as usize;
-                        candidates[c] &= !self.members[c];
+                        let members = self.members[c];
+                        size += members.count_ones() as usize;
+                        candidates[c] &= !members;
+                        self.groups -= (self.seeds[c] & members).count_ones() as usize;
+                        self.seeds[c] &= !members;
+                        self.members[c] = 0;
                     }
                     if size >= min_group {
-                        self.groups.push(Tracked {
-                            slot: slot as u8,
-                            lo: span.lo as u8,
-                            hi: span.hi as u8,
-                            size: size as u16,
-                            start: self.words.len() as u32,
-                        });
-                        self.words
-                            .extend_from_slice(&self.members[span.lo..=span.hi]);
+                        self.seeds[col] |= seed;
+                        self.groups += 1;
                     }
-                    self.members[span.lo..=span.hi].fill(0);
                 }
             }
         }
