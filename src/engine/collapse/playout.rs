@@ -200,16 +200,22 @@ impl CollapsePlayout {
                 while candidates[col] != 0 {
                     let seed = candidates[col] & candidates[col].wrapping_neg();
                     let span = game.flood(slot, col, seed, &mut self.members);
+                    // Flooded from a cell with a same-colour neighbour: two cells or more.
                     let mut size = 0;
                     for c in span.lo..=span.hi {
                         let members = self.members[c];
-                        size += members.count_ones() as usize;
+                        if min_group > 2 {
+                            size += members.count_ones() as usize;
+                        }
                         candidates[c] &= !members;
-                        self.groups -= (self.seeds[c] & members).count_ones() as usize;
-                        self.seeds[c] &= !members;
+                        let stale = self.seeds[c] & members;
+                        if stale != 0 {
+                            self.groups -= stale.count_ones() as usize;
+                            self.seeds[c] &= !members;
+                        }
                         self.members[c] = 0;
                     }
-                    if size >= min_group {
+                    if min_group == 2 || size >= min_group {
                         self.seeds[col] |= seed;
                         self.groups += 1;
                     }
