@@ -107,31 +107,32 @@ impl CollapseGame {
         let cells = board.cells();
         let present = cells.iter().fold(0u32, |mask, &c| mask | 1 << c) >> 1;
         let mut palette = [0u8; 16];
-        let mut slot_of = [0u8; 17];
         let mut slots = 0usize;
         for color in 1..=16u8 {
             if present >> (color - 1) & 1 == 1 {
                 palette[slots] = color;
-                slot_of[usize::from(color)] = slots as u8;
                 slots += 1;
             }
         }
         let mut planes = vec![0u64; width * slots];
-        for (row, chunk) in cells.chunks_exact(width).enumerate() {
-            let bit = 1u64 << (height - 1 - row);
-            for (col, &cell) in chunk.iter().enumerate() {
-                if cell != EMPTY {
-                    planes[col * slots + usize::from(slot_of[usize::from(cell)])] |= bit;
-                }
-            }
-        }
         let mut heights = [0u8; MAX_COLUMNS];
         let mut columns = 0;
         let mut tiles = 0u16;
-        for (col, words) in planes.chunks_exact(slots.max(1)).enumerate().take(width) {
-            let occupied = words.iter().fold(0, |m, &w| m | w);
-            heights[col] = occupied.count_ones() as u8;
-            tiles += occupied.count_ones() as u16;
+        let full = low_bits(height as u32);
+        for col in 0..width {
+            // Colour-indexed words of this column; entry 0 collects the empty cells.
+            let mut words = [0u64; 17];
+            let mut bit = 1u64 << (height - 1);
+            for row in 0..height {
+                words[usize::from(cells[row * width + col]).min(16)] |= bit;
+                bit >>= 1;
+            }
+            for (slot, &color) in palette[..slots].iter().enumerate() {
+                planes[col * slots + slot] = words[usize::from(color)];
+            }
+            let occupied = (full & !words[0]).count_ones();
+            heights[col] = occupied as u8;
+            tiles += occupied as u16;
             if occupied != 0 {
                 columns = col + 1;
             }

@@ -197,7 +197,9 @@ pub(crate) fn legal_groups_of(
     min_group: MinGroup,
 ) -> Vec<LegalGroup> {
     let last = game.height() as u32 - 1;
-    let mut groups = Vec::new();
+    // Sort keys: row (6 bits), column (6 bits), index into `found` (12 bits).
+    let mut keys: Vec<u32> = Vec::new();
+    let mut found = Vec::new();
     game.scan_groups(min_group.get(), |slot, members, span, size| {
         // The first cell row-major: the highest bit, in the leftmost column holding it.
         let (mut top, mut col) = (0, span.lo);
@@ -206,16 +208,20 @@ pub(crate) fn legal_groups_of(
                 (top, col) = (63 - word.leading_zeros(), c);
             }
         }
-        groups.push(LegalGroup {
-            representative: Position::new(last - top, col as u32),
+        let row = last - top;
+        keys.push(row << 18 | (col as u32) << 12 | found.len() as u32);
+        found.push(LegalGroup {
+            representative: Position::new(row, col as u32),
             color: game.color_of(slot),
             size,
             score: rule.move_score(size),
         });
         true
     });
-    groups.sort_unstable_by_key(|g| (g.representative.row, g.representative.col));
-    groups
+    keys.sort_unstable();
+    keys.iter()
+        .map(|&key| found[(key & 0xfff) as usize])
+        .collect()
 }
 
 #[cfg(test)]
