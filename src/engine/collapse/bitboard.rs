@@ -13,6 +13,11 @@
 //! [`tap`](super::tap) runs the same group search and the same removal ([`CollapseGame::remove`])
 //! with a recorder that lists falls and column shifts; a playout runs it with no recorder.
 
+#![allow(
+    clippy::needless_range_loop,
+    reason = "column loops index several per-column arrays in step"
+)]
+
 use crate::engine::board::{Board, EMPTY, MAX_SIDE};
 use crate::engine::error::{EngineError, TapRejection};
 use crate::engine::params::MinGroup;

@@ -12,6 +12,11 @@
 //! components flooded again that are large enough get a new seed. No per-group list is kept,
 //! so a tap costs the changed region, not the number of groups.
 
+#![allow(
+    clippy::needless_range_loop,
+    reason = "column loops index several per-column arrays in step"
+)]
+
 use crate::engine::params::MinGroup;
 use crate::engine::position::Position;
 
