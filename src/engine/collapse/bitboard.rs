@@ -10,7 +10,7 @@
 //! Groups are found by bitset flood fill: a column's member word grows by one-bit shifts within
 //! the column's colour word and spreads into a neighbouring column by an AND with that column's
 //! colour word, column by column, until nothing grows. The recording API of
-//! [`tap`](super::tap) runs the same group search and the same removal ([`CollapseGame::remove`])
+//! [`tap`](super::tap) runs the same group search and the same removal (`CollapseGame::remove`)
 //! with a recorder that lists falls and column shifts; a playout runs it with no recorder.
 
 #![allow(
