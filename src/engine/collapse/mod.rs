@@ -178,7 +178,22 @@ pub fn tap(
 
 /// True when the game is over on `board`: no group of at least `min_group` cells remains.
 pub fn is_game_over(board: &SettledBoard, min_group: MinGroup) -> bool {
+    if min_group == MinGroup::DEFAULT {
+        // A group of two exists iff two neighbours share a colour: on most boards a scan of the
+        // cells finds such a pair within a few cells, sooner than the bitboards are built.
+        return !has_adjacent_pair(board.board());
+    }
     !CollapseGame::new(board).has_legal_group(min_group)
+}
+
+/// True when two orthogonally adjacent cells hold the same colour.
+fn has_adjacent_pair(board: &Board) -> bool {
+    let (width, cells) = (board.width(), board.cells());
+    cells.iter().enumerate().any(|(index, &cell)| {
+        cell != super::board::EMPTY
+            && ((index % width + 1 < width && cells[index + 1] == cell)
+                || cells.get(index + width) == Some(&cell))
+    })
 }
 
 /// Every legal group once, ordered by representative (first cell) in row-major order.
