@@ -64,12 +64,14 @@ impl TapRecorder for () {
     fn column_moved(&mut self, _: usize, _: usize) {}
 }
 
-/// A legal group found by [`CollapseGame::legal_groups_into`].
+/// A legal group found by [`CollapseGame::legal_groups_into`] or
+/// [`CollapsePlayout::group`](super::CollapsePlayout::group).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TapGroup {
-    /// A cell of the group to tap: its lowest cell in its leftmost column (row 0 is the top).
-    /// This is not the row-major representative that [`legal_groups`](super::legal_groups)
-    /// reports; any cell of a group names the whole group.
+    /// A cell of the group to tap (row 0 is the top): from `legal_groups_into` its lowest cell
+    /// in its leftmost column, from `CollapsePlayout::group` the group's seed cell. This is not
+    /// the row-major representative that [`legal_groups`](super::legal_groups) reports; any
+    /// cell of a group names the whole group.
     pub position: Position,
     /// The group's colour, `1..=16`.
     pub color: u8,
