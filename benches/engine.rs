@@ -8,6 +8,7 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use matchgrid::engine::collapse::{CollapseGame, CollapsePlayout};
 use matchgrid::engine::{
     self, Board, CascadeOptions, GenerationSize, MinGroup, Refill, ScoringRule, SettledBoard,
     StableBoard, Swap,
@@ -261,6 +262,12 @@ fn bench_collapse(c: &mut Criterion) {
                 black_box(engine::legal_groups(&boards[next], rule, MinGroup::DEFAULT))
             })
         });
+        group.bench_function("is_game_over", |b| {
+            b.iter(|| {
+                next = (next + 1) % boards.len();
+                black_box(engine::is_game_over(&boards[next], MinGroup::DEFAULT))
+            })
+        });
         group.finish();
     }
 }
@@ -279,12 +286,54 @@ fn standard_position_1() -> SettledBoard {
     SettledBoard::try_from(Board::from_raw(15, 15, &cells).unwrap()).unwrap()
 }
 
+/// One random playout on the bitboards: each move taps a legal group drawn uniformly among
+/// [`CollapsePlayout`]'s groups, SameGame rule, min_group 2, to game over. Returns the score.
+fn random_playout(start: &CollapsePlayout, rng: &mut impl Rng) -> i64 {
+    let mut playout = start.clone();
+    let mut score = 0u64;
+    while playout.group_count() > 0 {
+        let size = playout.tap_group(rng.random_range(0..playout.group_count()));
+        score += ScoringRule::SameGame.move_score(size);
+    }
+    score as i64 + ScoringRule::SameGame.end_bonus(playout.game().tiles_left())
+}
+
 fn bench_playouts(c: &mut Criterion) {
     let start = standard_position_1();
     let mut group = c.benchmark_group("samegame_standard_1");
     group.throughput(Throughput::Elements(1));
     let mut seed = 0u64;
+    let playout = CollapsePlayout::new(CollapseGame::new(&start), MinGroup::DEFAULT);
     group.bench_function("random_playout_to_game_over", |b| {
+        b.iter(|| {
+            seed += 1;
+            let mut rng = engine::rng_from_seed(seed);
+            black_box(random_playout(&playout, &mut rng))
+        })
+    });
+    // The same workload re-listing every group each move (`CollapseGame::legal_groups_into`).
+    let game = CollapseGame::new(&start);
+    let mut groups = Vec::new();
+    group.bench_function("random_playout_relisting_groups", |b| {
+        b.iter(|| {
+            seed += 1;
+            let mut rng = engine::rng_from_seed(seed);
+            let mut game = game.clone();
+            let mut score = 0u64;
+            loop {
+                game.legal_groups_into(MinGroup::DEFAULT, &mut groups);
+                if groups.is_empty() {
+                    break;
+                }
+                let pick = groups[rng.random_range(0..groups.len())].position;
+                score += ScoringRule::SameGame
+                    .move_score(game.apply_tap(pick, MinGroup::DEFAULT).unwrap());
+            }
+            black_box(score as i64 + ScoringRule::SameGame.end_bonus(game.tiles_left()))
+        })
+    });
+    // The same workload through the recording API (`legal_groups` + `tap`), for comparison.
+    group.bench_function("random_playout_via_tap_api", |b| {
         b.iter(|| {
             seed += 1;
             let mut rng = engine::rng_from_seed(seed);

@@ -6,10 +6,9 @@ use rand::Rng;
 use super::arrange::{Arrangement, Palette, arrange};
 use super::bitboard::ColorPlanes;
 use super::board::{Board, EMPTY};
-use super::collapse::{is_game_over, legal_groups};
+use super::collapse::CollapseGame;
 use super::error::EngineError;
 use super::params::{GenerationSize, MinGroup};
-use super::scoring::ScoringRule;
 use super::settled::SettledBoard;
 use super::stable::StableBoard;
 
@@ -106,15 +105,15 @@ pub fn generate_collapse_board<R: Rng + ?Sized>(
         }
         let board =
             SettledBoard::new_unchecked(Board::from_engine_cells(width, height, cells.clone()));
-        if !is_game_over(&board, min_group) {
-            let count = legal_groups(&board, ScoringRule::PopStar, min_group).len();
+        let count = CollapseGame::new(&board).count_legal_groups(min_group);
+        if count > 0 {
             return Ok((board, count));
         }
     }
     let color = rng.random_range(1..=colors);
     cells[..min_group_cells].fill(color);
     let board = SettledBoard::new_unchecked(Board::from_engine_cells(width, height, cells));
-    let count = legal_groups(&board, ScoringRule::PopStar, min_group).len();
+    let count = CollapseGame::new(&board).count_legal_groups(min_group);
     Ok((board, count))
 }
 
