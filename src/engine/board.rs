@@ -261,16 +261,6 @@ impl CellSet {
     }
 
     #[inline]
-    pub(crate) fn insert(&mut self, row: usize, col: usize) {
-        self.rows[row] |= 1 << col;
-    }
-
-    #[inline]
-    pub(crate) fn contains(&self, row: usize, col: usize) -> bool {
-        self.rows[row] >> col & 1 == 1
-    }
-
-    #[inline]
     pub(crate) fn row(&self, row: usize) -> u64 {
         self.rows[row]
     }

@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// A cell address `(row, col)`, zero-based; not tied to a board until checked with
-/// [`Board::index_of`].
+/// [`Board::index_of`](super::Board::index_of).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Position {
     /// Row, 0 is the top row.
