@@ -30,10 +30,11 @@ const PAD_BELOW: usize = 3;
 
 /// One `CellSet`-like plane of row masks per colour `1..=colors` of a board, each padded with
 /// zero rows above and below so that vertical patterns need no bounds checks.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub(crate) struct ColorPlanes {
     height: usize,
-    /// Highest colour present, `0..=16`; planes exist for colours `1..=colors`.
+    /// Planes exist for colours `1..=colors`, `0..=16`: at least the highest colour present
+    /// (more after [`ColorPlanes::reserve_colors`]).
     colors: usize,
     /// Rows per plane: `PAD_ABOVE + height + PAD_BELOW`.
     stride: usize,
@@ -66,21 +67,23 @@ impl ColorPlanes {
         let words = &mut self.words;
         words.clear();
         words.resize(colors * stride, 0);
-        if width <= NARROW {
-            // Narrow rows: compare eight cells at a time with every colour (SWAR), no stores
-            // in the inner loop.
+        if width <= 8 {
+            // Narrow rows: compare all of a row's cells with each colour at once (SWAR), no
+            // stores in the inner loop.
             for (row, line) in cells.chunks_exact(width).enumerate() {
-                let mut chunks = [0u64; NARROW / 8];
-                for (chunk, bytes) in chunks.iter_mut().zip(line.chunks(8)) {
-                    let mut padded = [EMPTY; 8];
-                    padded[..bytes.len()].copy_from_slice(bytes);
-                    *chunk = u64::from_le_bytes(padded);
-                }
+                let chunk = load_chunk(line);
                 for color in 1..=colors {
-                    let mask = chunks.iter().enumerate().fold(0, |mask, (i, &chunk)| {
-                        mask | byte_equality_mask(chunk, color as u8) << (8 * i)
-                    });
-                    words[(color - 1) * stride + PAD_ABOVE + row] = mask;
+                    words[(color - 1) * stride + PAD_ABOVE + row] =
+                        byte_equality_mask(chunk, color as u8);
+                }
+            }
+        } else if width <= NARROW {
+            for (row, line) in cells.chunks_exact(width).enumerate() {
+                let (low, high) = (load_chunk(&line[..8]), load_chunk(&line[8..]));
+                for color in 1..=colors {
+                    words[(color - 1) * stride + PAD_ABOVE + row] =
+                        byte_equality_mask(low, color as u8)
+                            | byte_equality_mask(high, color as u8) << 8;
                 }
             }
         } else {
@@ -111,10 +114,17 @@ impl ColorPlanes {
 
     /// Every matched cell: cells in a horizontal or vertical line of 3+ of one colour.
     pub(crate) fn matched(&self) -> CellSet {
+        self.matched_from_rows(self.height)
+    }
+
+    /// The matched cells of the runs that start (leftmost or topmost cell) in the first `rows`
+    /// rows. The cascade knows that every new run touches a row above the deepest cleared
+    /// cell, and looks no further.
+    pub(crate) fn matched_from_rows(&self, rows: usize) -> CellSet {
         let mut matched = CellSet::new();
         for color in 1..=self.colors {
             let plane = self.plane(color);
-            for row in 0..self.height {
+            for row in 0..rows.min(self.height) {
                 let i = PAD_ABOVE + row;
                 let line = plane[i];
                 if line == 0 {
@@ -135,6 +145,59 @@ impl ColorPlanes {
             }
         }
         matched
+    }
+
+    /// True when these planes describe `board` exactly (planes beyond its colours empty).
+    pub(crate) fn describes(&self, board: &Board) -> bool {
+        let fresh = Self::of(board);
+        (1..=self.colors.max(fresh.colors)).all(|color| {
+            (0..self.height).all(|row| {
+                let line = |planes: &Self| {
+                    if color <= planes.colors {
+                        planes.plane(color)[PAD_ABOVE + row]
+                    } else {
+                        0
+                    }
+                };
+                line(self) == line(&fresh)
+            })
+        })
+    }
+
+    /// Makes room for colours up to `colors` (`..=16`): planes of colours not yet present are
+    /// added, empty.
+    pub(crate) fn reserve_colors(&mut self, colors: u8) {
+        let colors = usize::from(colors);
+        if colors > self.colors {
+            self.words.resize(colors * self.stride, 0);
+            self.colors = colors;
+        }
+    }
+
+    /// Updates the planes after the cells of the columns in `columns` (bit `c` is column `c`)
+    /// changed to `cells` (row-major, `width` wide); the other columns must be unchanged. Word
+    /// work in proportion to rows times colours, cell work only for the changed columns.
+    pub(crate) fn update_columns(&mut self, cells: &[u8], width: usize, columns: u64) {
+        let (height, stride) = (self.height, self.stride);
+        let newest = (0..height)
+            .flat_map(|row| BitIter(columns).map(move |col| cells[row * width + col as usize]))
+            .max()
+            .unwrap_or(EMPTY);
+        self.reserve_colors(newest);
+        for color in 0..self.colors {
+            let plane = &mut self.words[color * stride + PAD_ABOVE..][..height];
+            for line in plane {
+                *line &= !columns;
+            }
+        }
+        for row in 0..height {
+            for col in BitIter(columns) {
+                let cell = cells[row * width + col as usize];
+                if cell != EMPTY {
+                    self.words[(usize::from(cell) - 1) * stride + PAD_ABOVE + row] |= 1 << col;
+                }
+            }
+        }
     }
 
     /// True when some line of 3+ cells has one colour.
@@ -248,6 +311,15 @@ impl ColorPlanes {
 
 /// Rows at most this wide are turned into planes eight cells at a time.
 const NARROW: usize = 16;
+
+/// Up to eight cells as the bytes of a word, little-endian (cell `i` is byte `i`), empty past
+/// the end.
+#[inline]
+fn load_chunk(cells: &[u8]) -> u64 {
+    let mut padded = [EMPTY; 8];
+    padded[..cells.len()].copy_from_slice(cells);
+    u64::from_le_bytes(padded)
+}
 
 /// Bit `i` set when byte `i` of `chunk` equals `color` (`1..=16`): the eight comparisons of a
 /// chunk of cells in a few word operations.

@@ -90,12 +90,22 @@ pub fn resolve_swap<R: Rng + ?Sized>(
     }
     // OK or OUT_OF_BOUNDS: name the off-board position's field in the latter case.
     check_swap_positions(board.board(), swap)?;
-    run_cascade(
-        apply_swap(board.into_board(), swap),
-        Vec::new(),
-        options,
-        rng,
-    )
+    let (after, planes, rows) = swapped(&board, swap);
+    run_cascade(after, planes, rows, Vec::new(), options, rng)
+}
+
+/// `board` with `swap` (valid) applied, its colour planes, and how many rows from the top hold
+/// the start of every run it has: every run passes through `a` or `b`.
+fn swapped(board: &StableBoard, swap: Swap) -> (Board, ColorPlanes, usize) {
+    let after = apply_swap(board.board().clone(), swap);
+    let mut planes = board.planes().clone();
+    planes.update_columns(
+        after.cells(),
+        after.width(),
+        1 << swap.a.col | 1 << swap.b.col,
+    );
+    let rows = swap.a.row.max(swap.b.row) as usize + 1;
+    (after, planes, rows)
 }
 
 /// Checks that both positions of a swap lie on `board`, naming `swap.a` or `swap.b` if not.
@@ -150,18 +160,29 @@ pub fn resolve_board<R: Rng + ?Sized>(
             });
         }
     }
-    run_cascade(board, steps, options, rng)
+    let planes = ColorPlanes::of(&board);
+    let rows = board.height();
+    run_cascade(board, planes, rows, steps, options, rng)
 }
 
 fn run_cascade<R: Rng + ?Sized>(
     mut board: Board,
+    planes: ColorPlanes,
+    rows: usize,
     mut steps: Vec<CascadeStep>,
     options: CascadeOptions,
     rng: &mut R,
 ) -> Result<CascadeOutcome, EngineError> {
     let first_index = steps.len() as u32;
-    let (_, total_score, planes) =
-        cascade::<true, R>(&mut board, &mut steps, first_index, options, rng)?;
+    let (_, total_score, planes) = cascade::<true, R>(
+        &mut board,
+        planes,
+        rows,
+        &mut steps,
+        first_index,
+        options,
+        rng,
+    )?;
     let ending = end_of_move(board, planes, options, true, rng);
     Ok(CascadeOutcome {
         steps,
@@ -182,6 +203,8 @@ fn run_cascade<R: Rng + ?Sized>(
 /// and the colour planes of the final (run-free) board.
 fn cascade<const RECORD: bool, R: Rng + ?Sized>(
     board: &mut Board,
+    mut planes: ColorPlanes,
+    mut rows: usize,
     steps: &mut Vec<CascadeStep>,
     first_index: u32,
     options: CascadeOptions,
@@ -190,12 +213,12 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized>(
     let (width, height) = (board.width(), board.height());
     let mut index = first_index;
     let mut total_score = 0;
-    let mut planes = ColorPlanes::of(board);
+    if let Refill::Random { colors } = options.refill {
+        planes.reserve_colors(colors);
+    }
     loop {
-        if index > first_index {
-            planes.rebuild(board.cells(), width);
-        }
-        let matched = planes.matched();
+        let matched = planes.matched_from_rows(rows);
+        debug_assert!(matched == planes.matched(), "a run starts below row {rows}");
         let cleared = matched.len_within(height);
         if cleared == 0 {
             return Ok((index, total_score, planes));
@@ -215,7 +238,12 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized>(
         let cells = board.cells_mut();
         for row in 0..height {
             let mask = matched.row(row);
-            columns |= mask;
+            if mask != 0 {
+                columns |= mask;
+                // Every cell that moves or spawns ends at or above the deepest cleared row,
+                // and every new run passes through one of them.
+                rows = row + 1;
+            }
             for col in BitIter(mask) {
                 cells[row * width + col as usize] = EMPTY;
             }
@@ -235,6 +263,8 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized>(
                 RECORD.then_some(&mut spawns),
             );
         }
+        planes.update_columns(board.cells(), width, columns);
+        debug_assert!(planes.describes(board));
         if RECORD {
             steps.push(CascadeStep {
                 index,
@@ -309,7 +339,7 @@ fn end_of_move<R: Rng + ?Sized>(
 
 /// What one move did, without its events: the result of [`play_swap`], for simulations that
 /// need the board and the score but not the groups, falls and spawns of every step.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct PlayedMove {
     /// The final board (after the shuffle, if any).
     pub board: Board,
@@ -352,8 +382,9 @@ pub fn play_swap<R: Rng + ?Sized>(
         return Err(EngineError::IllegalSwap(rejection));
     }
     check_swap_positions(board.board(), swap)?;
-    let mut after = apply_swap(board.board().clone(), swap);
-    let (steps, score, planes) = cascade::<false, R>(&mut after, &mut Vec::new(), 0, options, rng)?;
+    let (mut after, planes, rows) = swapped(board, swap);
+    let (steps, score, planes) =
+        cascade::<false, R>(&mut after, planes, rows, &mut Vec::new(), 0, options, rng)?;
     let ending = end_of_move(after, planes, options, false, rng);
     Ok(PlayedMove {
         planes: ending.planes,

@@ -6,7 +6,7 @@
 //! per candidate swap, no allocation.
 
 use super::bitboard::{BitIter, ColorPlanes};
-use super::board::{Board, EMPTY, Position};
+use super::board::{Board, EMPTY, MAX_SIDE, Position};
 use super::error::SwapRejection;
 use super::stable::StableBoard;
 
@@ -171,10 +171,16 @@ pub(crate) fn has_valid_swaps(cells: &[u8], width: usize, height: usize, minimum
 /// by `a` then `b` (docs/rules.md section 2). Empty exactly when the board is dead.
 pub fn valid_swaps(board: &StableBoard) -> Vec<Swap> {
     let planes = board.planes();
-    let mut swaps = Vec::with_capacity(planes.count_valid_swaps());
-    for row in 0..planes.height() {
-        let (right, down) = planes.swap_masks(row);
-        let row = row as u32;
+    let height = planes.height();
+    // The masks of every row once, then the list sized once.
+    let mut masks = [(0u64, 0u64); MAX_SIDE as usize];
+    let mut count = 0;
+    for (row, slot) in masks[..height].iter_mut().enumerate() {
+        *slot = planes.swap_masks(row);
+        count += (slot.0.count_ones() + slot.1.count_ones()) as usize;
+    }
+    let mut swaps = Vec::with_capacity(count);
+    for (row, &(right, down)) in (0u32..).zip(&masks[..height]) {
         for col in BitIter(right | down) {
             let a = Position::new(row, col);
             if right >> col & 1 == 1 {
