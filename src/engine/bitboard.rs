@@ -122,27 +122,31 @@ impl ColorPlanes {
     /// cell, and looks no further.
     pub(crate) fn matched_from_rows(&self, rows: usize) -> CellSet {
         let mut matched = CellSet::new();
-        for color in 1..=self.colors {
-            let plane = self.plane(color);
-            for row in 0..rows.min(self.height) {
-                let i = PAD_ABOVE + row;
-                let line = plane[i];
-                if line == 0 {
-                    continue;
-                }
+        let limit = rows.min(self.height);
+        // Row by row, every colour's contribution gathered in a register: the horizontal runs
+        // starting in this row, and the vertical runs starting in this row or one or two above
+        // (the padding rows make the windows at the edges read zeros).
+        for row in 0..(limit + 2).min(self.height) {
+            let on = |start: Option<usize>| match start {
+                Some(start) if start < limit => u64::MAX,
+                _ => 0,
+            };
+            let (here, from_above, from_two_above) = (
+                on(Some(row)),
+                on(row.checked_sub(1)),
+                on(row.checked_sub(2)),
+            );
+            let mut mask = 0;
+            for color in 1..=self.colors {
+                let window = &self.plane(color)[row..row + 5];
+                let (up2, up1, line, down1, down2) =
+                    (window[0], window[1], window[2], window[3], window[4]);
                 let starts = line & (line >> 1) & (line >> 2);
-                matched.set_row(
-                    row,
-                    matched.row(row) | starts | (starts << 1) | (starts << 2),
-                );
-                let vertical = line & plane[i + 1] & plane[i + 2];
-                if vertical != 0 {
-                    // Non-zero only when rows row + 1 and row + 2 exist.
-                    for r in row..row + 3 {
-                        matched.set_row(r, matched.row(r) | vertical);
-                    }
-                }
+                mask |= (starts | (starts << 1) | (starts << 2) | (line & down1 & down2)) & here
+                    | (up1 & line & down1) & from_above
+                    | (up2 & up1 & line) & from_two_above;
             }
+            matched.set_row(row, mask);
         }
         matched
     }
@@ -175,10 +179,11 @@ impl ColorPlanes {
     }
 
     /// Updates the planes after the cells of the columns in `columns` (bit `c` is column `c`)
-    /// changed to `cells` (row-major, `width` wide); the other columns must be unchanged. Word
-    /// work in proportion to rows times colours, cell work only for the changed columns.
-    pub(crate) fn update_columns(&mut self, cells: &[u8], width: usize, columns: u64) {
-        let (height, stride) = (self.height, self.stride);
+    /// changed to `cells` (row-major, `width` wide) in the first `rows` rows; every other cell
+    /// must be unchanged. Word work in proportion to rows times colours, cell work only for the
+    /// changed cells.
+    pub(crate) fn update_columns(&mut self, cells: &[u8], width: usize, columns: u64, rows: usize) {
+        let (height, stride) = (rows.min(self.height), self.stride);
         let newest = (0..height)
             .flat_map(|row| BitIter(columns).map(move |col| cells[row * width + col as usize]))
             .max()
@@ -237,14 +242,9 @@ impl ColorPlanes {
         let i = PAD_ABOVE + row;
         let (mut right, mut down) = (0u64, 0u64);
         for color in 1..=self.colors {
-            let plane = self.plane(color);
+            let window = &self.plane(color)[i - 2..i + 4];
             let (up2, up1, line, down1, down2, down3) = (
-                plane[i - 2],
-                plane[i - 1],
-                plane[i],
-                plane[i + 1],
-                plane[i + 2],
-                plane[i + 3],
+                window[0], window[1], window[2], window[3], window[4], window[5],
             );
             if line == 0 && down1 == 0 {
                 continue;

@@ -99,12 +99,13 @@ pub fn resolve_swap<R: Rng + ?Sized>(
 fn swapped(board: &StableBoard, swap: Swap) -> (Board, ColorPlanes, usize) {
     let after = apply_swap(board.board().clone(), swap);
     let mut planes = board.planes().clone();
+    let rows = swap.a.row.max(swap.b.row) as usize + 1;
     planes.update_columns(
         after.cells(),
         after.width(),
         1 << swap.a.col | 1 << swap.b.col,
+        rows,
     );
-    let rows = swap.a.row.max(swap.b.row) as usize + 1;
     (after, planes, rows)
 }
 
@@ -263,7 +264,7 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized>(
                 RECORD.then_some(&mut spawns),
             );
         }
-        planes.update_columns(board.cells(), width, columns);
+        planes.update_columns(board.cells(), width, columns, rows);
         debug_assert!(planes.describes(board));
         if RECORD {
             steps.push(CascadeStep {
