@@ -77,10 +77,7 @@ pub fn call_layers(request_timeout: Duration, concurrency_limit: u32) -> CallLay
         .layer(GlobalConcurrencyLimitLayer::new(concurrency_limit as usize))
         .into_inner();
     tower::ServiceBuilder::new()
-        .layer(ObserveLayer {
-            request_timeout,
-            concurrency_limit,
-        })
+        .layer(ObserveLayer::new(request_timeout, concurrency_limit))
         .layer(ExemptLayer::new(limits, HEALTH_PATHS))
         .into_inner()
 }
