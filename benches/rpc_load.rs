@@ -442,5 +442,21 @@ fn main() {
             );
         }
     }
+    // Per-round ratios, then their median: steadier than any one round on a busy machine.
+    println!("medians over the {rounds} rounds of each round's ratio to echo:");
+    for (index, (name, _, _)) in servers.iter().enumerate().skip(1) {
+        let median_of = |f: &dyn Fn(&[Measurement]) -> f64| {
+            let mut values: Vec<f64> = results.iter().map(|round| f(round)).collect();
+            values.sort_by(f64::total_cmp);
+            values[rounds / 2]
+        };
+        println!(
+            "  {name:<20} throughput {:.2}x, p99 {:.2}x, server CPU per call {:.2}x ({:+.1} µs)",
+            median_of(&|r| ratio(r, index)),
+            median_of(&|r| r[index].p99_us as f64 / r[0].p99_us as f64),
+            median_of(&|r| r[index].cpu_us_per_call / r[0].cpu_us_per_call),
+            median_of(&|r| r[index].cpu_us_per_call - r[0].cpu_us_per_call),
+        );
+    }
     drop(servers);
 }

@@ -14,7 +14,8 @@ use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use futures_util::FutureExt;
+use futures_util::future::Either;
+use futures_util::{FutureExt, TryFutureExt};
 use http::HeaderName;
 use metrics::{Counter, Gauge, Histogram};
 use tonic::{Code, Status};
@@ -288,7 +289,7 @@ fn remap_codec_errors<B>(response: &mut http::Response<B>) -> Code {
 impl<S, B, RB> Service<http::Request<B>> for Observe<S>
 where
     S: Service<http::Request<B>, Response = http::Response<RB>>,
-    S::Error: Into<BoxError>,
+    S::Error: Into<BoxError> + 'static,
     S::Future: Send + 'static,
     RB: Default + Send + 'static,
 {
@@ -312,39 +313,42 @@ where
         let metrics = Arc::clone(&self.metrics);
         let mut record = CallRecord::start(Arc::clone(&metrics), method);
         // A panic while building the future is caught like one while polling it.
-        let call = std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request)));
+        let outcome = match std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request)))
+        {
+            Ok(future) => Either::Left(AssertUnwindSafe(future.map_err(Into::into)).catch_unwind()),
+            Err(panic) => Either::Right(std::future::ready(Err(panic))),
+        };
         let instrumented = span.clone();
+        // A combinator rather than an async block: the block would hold the inner future
+        // twice (as a captured value and as the awaited one), which every call then copies.
         Box::pin(
-            async move {
-                let outcome = match call {
-                    Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
-                    Err(panic) => Err(panic),
-                };
-                let (response, code) = match outcome {
-                    Ok(Ok(mut response)) => {
-                        let code = remap_codec_errors(&mut response);
-                        (response, code)
+            outcome
+                .map(move |outcome| {
+                    let (response, code) = match outcome {
+                        Ok(Ok(mut response)) => {
+                            let code = remap_codec_errors(&mut response);
+                            (response, code)
+                        }
+                        Ok(Err(error)) => {
+                            let response = error_response(error, settings, &metrics);
+                            let code = header_code(&response);
+                            (response, code)
+                        }
+                        Err(_panic) => {
+                            tracing::error!("handler panicked; answered INTERNAL");
+                            (status::handler_panicked().into_http(), Code::Internal)
+                        }
+                    };
+                    let elapsed = record.finish(code);
+                    // Skips formatting the fields when the span is filtered out (the default).
+                    if !span.is_disabled() {
+                        span.record("code", code_name(code));
+                        span.record("latency_us", elapsed.as_micros() as u64);
                     }
-                    Ok(Err(error)) => {
-                        let response = error_response(error.into(), settings, &metrics);
-                        let code = header_code(&response);
-                        (response, code)
-                    }
-                    Err(_panic) => {
-                        tracing::error!("handler panicked; answered INTERNAL");
-                        (status::handler_panicked().into_http(), Code::Internal)
-                    }
-                };
-                let elapsed = record.finish(code);
-                // Skips formatting the fields when the span is filtered out (the default).
-                if !span.is_disabled() {
-                    span.record("code", code_name(code));
-                    span.record("latency_us", elapsed.as_micros() as u64);
-                }
-                tracing::debug!("rpc finished");
-                Ok(response)
-            }
-            .instrument(instrumented),
+                    tracing::debug!("rpc finished");
+                    Ok(response)
+                })
+                .instrument(instrumented),
         )
     }
 }
