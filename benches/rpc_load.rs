@@ -5,12 +5,15 @@
 //!
 //! - **Echo baseline**: a `SwapPuzzle` whose `ValidateSwap` returns a pre-built copy of the
 //!   response matchgrid gives for the same request (same request and reply bytes); no layers, no
-//!   compression settings, a 1-worker multi-thread tokio runtime on its own thread in this
-//!   process (the same runtime shape as `matchgrid serve --worker-threads 1`).
+//!   compression settings, a 1-worker multi-thread tokio runtime (the runtime shape of `matchgrid
+//!   serve --worker-threads 1`). It runs as a child process (this bench binary started again with
+//!   `RPC_LOAD_ROLE=echo`), so both servers are scheduled alike: in the client's process it
+//!   measured slower than matchgrid in some rounds.
 //! - **matchgrid**: the built binary (`target/release/matchgrid`, which cargo builds for the
 //!   bench) run as a child process with `serve --worker-threads 1` and otherwise default
-//!   settings (log level `info`, metrics endpoint on, limits and timeout on). Its RSS is read from
-//!   `/proc/PID/status` near the end of each measured window, under load.
+//!   settings (log level `info`, metrics endpoint on, limits and timeout on).
+//! - **RSS**: each server's VmRSS (and peak, VmHWM) from `/proc/PID/status`, read near the end of
+//!   each measured window, under load.
 //! - **Client**: 64 calls in flight (16 tasks on each of 4 HTTP/2 connections, each task calling
 //!   in a loop), on its own tokio runtime; loopback only. Each measurement is a warm-up on fresh
 //!   connections, then a fixed measured window; per-call latency goes into an HDR histogram.
@@ -28,9 +31,7 @@
 //! server in the same rounds, for before/after figures side by side.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
@@ -124,68 +125,32 @@ impl SwapPuzzle for Echo {
     }
 }
 
-/// A server under test, stopped when dropped.
-enum Server {
-    /// The echo server on its own thread and runtime.
-    Echo {
-        stop: Option<tokio::sync::oneshot::Sender<()>>,
-        thread: Option<std::thread::JoinHandle<()>>,
-        /// `/proc/self/task/TID` of every thread of its runtime.
-        threads: Arc<Mutex<Vec<PathBuf>>>,
-    },
-    /// A `matchgrid serve` child process.
-    Process(Child),
+/// A server under test: a child process, killed when dropped.
+struct Server {
+    child: Child,
 }
 
 impl Server {
-    fn echo(reply: ValidateSwapResponse) -> (Self, SocketAddr) {
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let (bound_tx, bound_rx) = std::sync::mpsc::channel();
-        let threads = Arc::new(Mutex::new(Vec::new()));
-        let record_thread = {
-            let threads = Arc::clone(&threads);
-            move || {
-                let this = std::fs::read_link("/proc/thread-self").unwrap();
-                threads.lock().unwrap().push(Path::new("/proc").join(this));
-            }
-        };
-        let thread = std::thread::Builder::new()
-            .name("echo-server".to_owned())
-            .spawn(move || {
-                record_thread();
-                let runtime = tokio::runtime::Builder::new_multi_thread()
-                    .worker_threads(1)
-                    .thread_name("echo-worker")
-                    .on_thread_start(record_thread)
-                    .enable_all()
-                    .build()
-                    .unwrap();
-                runtime.block_on(async move {
-                    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-                    bound_tx.send(listener.local_addr().unwrap()).unwrap();
-                    let incoming = tonic::transport::server::TcpIncoming::from(listener)
-                        .with_nodelay(Some(true));
-                    // Spawned, as `matchgrid serve` does, so it runs on the worker.
-                    let server = tonic::transport::Server::builder()
-                        .add_service(SwapPuzzleServer::new(Echo { reply }))
-                        .serve_with_incoming_shutdown(incoming, async {
-                            let _ = stopped.await;
-                        });
-                    tokio::spawn(server).await.unwrap().unwrap();
-                });
-            })
-            .unwrap();
-        let addr = bound_rx
-            .recv_timeout(START_TIMEOUT)
-            .expect("echo server bound");
-        (
-            Self::Echo {
-                stop: Some(stop),
-                thread: Some(thread),
-                threads,
-            },
-            addr,
-        )
+    /// Starts the echo server: this binary again, in the echo role.
+    fn echo() -> (Self, SocketAddr) {
+        let exe = std::env::current_exe().unwrap();
+        let mut child = Command::new(exe)
+            .env(ROLE, "echo")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start the echo server");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx.recv_timeout(START_TIMEOUT).expect("echo server address");
+        let addr = line.trim().parse().expect("echo server address");
+        (Self { child }, addr)
     }
 
     fn matchgrid(binary: &str) -> (Self, SocketAddr) {
@@ -201,32 +166,25 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {binary}: {e}"));
-        (Self::Process(child), listen)
+        (Self { child }, listen)
     }
 
-    /// CPU time used so far by the server's threads, in nanoseconds (`schedstat`).
+    /// CPU time used so far by all the server's threads, in nanoseconds (`schedstat`).
     fn cpu_ns(&self) -> u64 {
-        let threads: Vec<PathBuf> = match self {
-            Self::Echo { threads, .. } => threads.lock().unwrap().clone(),
-            Self::Process(child) => std::fs::read_dir(format!("/proc/{}/task", child.id()))
-                .map(|dir| dir.filter_map(|entry| Some(entry.ok()?.path())).collect())
-                .unwrap_or_default(),
+        let Ok(threads) = std::fs::read_dir(format!("/proc/{}/task", self.child.id())) else {
+            return 0;
         };
         threads
-            .iter()
             .filter_map(|thread| {
-                let stat = std::fs::read_to_string(thread.join("schedstat")).ok()?;
+                let stat = std::fs::read_to_string(thread.ok()?.path().join("schedstat")).ok()?;
                 stat.split_whitespace().next()?.parse::<u64>().ok()
             })
             .sum()
     }
 
-    /// Resident set size and its peak, in KiB, of a child process.
+    /// Resident set size and its peak, in KiB.
     fn rss_kib(&self) -> Option<(u64, u64)> {
-        let Self::Process(child) = self else {
-            return None;
-        };
-        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).ok()?;
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
         let field = |name: &str| -> Option<u64> {
             let line = status.lines().find(|l| l.starts_with(name))?;
             line[name.len()..].split_whitespace().next()?.parse().ok()
@@ -237,21 +195,40 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        match self {
-            Self::Echo { stop, thread, .. } => {
-                if let Some(stop) = stop.take() {
-                    let _ = stop.send(());
-                }
-                if let Some(thread) = thread.take() {
-                    let _ = thread.join();
-                }
-            }
-            Self::Process(child) => {
-                let _ = child.kill();
-                let _ = child.wait();
-            }
-        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
+}
+
+/// The echo role: serves on a free loopback port, prints the address on stdout, and exits when
+/// stdin closes (the parent ended, however it ended).
+fn run_echo() {
+    let request = request();
+    let reply = matchgrid::transport::swap::validate_swap(request).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        println!("{}", listener.local_addr().unwrap());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        std::thread::spawn(move || {
+            let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+            let _ = stop.send(());
+        });
+        let incoming =
+            tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
+        // Spawned, as `matchgrid serve` does, so it runs on the worker.
+        let server = tonic::transport::Server::builder()
+            .add_service(SwapPuzzleServer::new(Echo { reply }))
+            .serve_with_incoming_shutdown(incoming, async {
+                let _ = stopped.await;
+            });
+        tokio::spawn(server).await.unwrap().unwrap();
+    });
+    runtime.shutdown_timeout(Duration::from_millis(100));
 }
 
 /// One server's figures for one measured window.
@@ -261,7 +238,7 @@ struct Measurement {
     p99_us: u64,
     /// Server CPU time per call (all its threads), in microseconds.
     cpu_us_per_call: f64,
-    /// VmRSS and VmHWM in KiB, sampled under load (child processes only).
+    /// VmRSS and VmHWM in KiB, sampled under load.
     rss_kib: Option<(u64, u64)>,
 }
 
@@ -365,7 +342,14 @@ fn describe(m: &Measurement) -> String {
     )
 }
 
+/// The environment variable that starts this binary in a server role.
+const ROLE: &str = "RPC_LOAD_ROLE";
+
 fn main() {
+    if std::env::var(ROLE).as_deref() == Ok("echo") {
+        run_echo();
+        return;
+    }
     let rounds: usize = env_or("RPC_LOAD_ROUNDS", 5);
     let window = Duration::from_secs_f64(env_or("RPC_LOAD_SECS", 3.0));
     let warmup = Duration::from_secs_f64(env_or("RPC_LOAD_WARMUP_SECS", 1.0));
@@ -384,13 +368,14 @@ fn main() {
     );
 
     let mut servers = Vec::new();
-    let (echo, echo_addr) = Server::echo(reply);
+    let (echo, echo_addr) = Server::echo();
     servers.push(("echo (bare tonic)".to_owned(), echo, echo_addr));
     let (matchgrid, addr) = Server::matchgrid(env!("CARGO_BIN_EXE_matchgrid"));
     servers.push(("matchgrid".to_owned(), matchgrid, addr));
     if let Ok(other) = std::env::var("RPC_LOAD_COMPARE") {
         let (server, addr) = Server::matchgrid(&other);
-        servers.push((format!("compare ({other})"), server, addr));
+        println!("compare: {other}");
+        servers.push(("compare".to_owned(), server, addr));
     }
 
     let client = tokio::runtime::Builder::new_multi_thread()
