@@ -263,6 +263,7 @@ fn grpc_message<B>(response: &http::Response<B>) -> String {
 /// - a body that is not a valid protobuf message, or not valid data for its declared
 ///   compression, is INTERNAL in tonic (following gRPC's library convention), INVALID_ARGUMENT
 ///   here ("malformed request"; INTERNAL is kept for our bugs).
+///
 /// Returns the response's code after the rewrite.
 fn remap_codec_errors<B>(response: &mut http::Response<B>) -> Code {
     let code = header_code(response);
