@@ -21,8 +21,9 @@
 //!   the measured window divided by the calls: the cost of one call on the server, which machine
 //!   noise and a client-bound run blur far less than calls/s do.
 //! - **Rounds**: the servers are measured alternately (the order flips every round) to cancel
-//!   machine noise; every round is printed, and the round with the median matchgrid/echo
-//!   throughput ratio is reported as the result.
+//!   machine noise; every round is printed, then the round with the median matchgrid/echo
+//!   throughput ratio (the result), then the median over rounds of each per-round ratio
+//!   (throughput, p99, server CPU per call).
 //!
 //! Settings (environment variables): `RPC_LOAD_ROUNDS` (default 5), `RPC_LOAD_SECS` (measured
 //! seconds per server per round, default 3), `RPC_LOAD_WARMUP_SECS` (default 1),
@@ -317,7 +318,8 @@ async fn measure(
         load(&clients, request, started + window),
     );
     let elapsed = started.elapsed();
-    let cpu = server.cpu_ns() - cpu_before;
+    // Saturating: a thread that ended during the window takes its CPU time with it.
+    let cpu = server.cpu_ns().saturating_sub(cpu_before);
     assert_eq!(errors, 0, "calls failed against {addr}");
     Measurement {
         calls_per_second: latencies.len() as f64 / elapsed.as_secs_f64(),
