@@ -1,10 +1,19 @@
-//! Round-trip latency through the real server over loopback (criterion):
-//! `cargo bench --bench rpc`. Starts `matchgrid serve` in-process on a free port and calls it
-//! with a tonic client, one request at a time, so the figure is per-call latency including
-//! HTTP/2, protobuf and the engine.
+//! RPC benchmarks (criterion): `cargo bench --bench rpc`.
+//!
+//! - `rpc_layers`: the layers the server puts around every call (`server::call_layers`:
+//!   telemetry, panic catching, health exemption, timeout, shedding, concurrency limit) around a
+//!   service that answers at once, against that bare service: what the layers add per call,
+//!   without HTTP/2, protobuf or the engine. Metrics go to a Prometheus recorder and logs are at
+//!   the server's default level, as in `matchgrid serve`.
+//! - `rpc_loopback`: round-trip latency through the real server over loopback. Starts
+//!   `matchgrid serve` in-process on a free port and calls it with a tonic client, so the figure
+//!   is per-call latency including HTTP/2, protobuf and the engine.
+//!
+//! The throughput of the whole server against a bare tonic server is `benches/rpc_load.rs`.
 
+use std::convert::Infallible;
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -12,6 +21,8 @@ use matchgrid::proto::{
     self, TapRequest, ValidateSwapRequest, collapse_puzzle_client::CollapsePuzzleClient,
     swap_puzzle_client::SwapPuzzleClient,
 };
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
+use tower::{Layer, Service, ServiceExt};
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -25,6 +36,69 @@ fn board(text: &str) -> proto::Board {
     (&matchgrid::engine::Board::parse(text).unwrap()).into()
 }
 
+fn serve_config(args: &[&str]) -> matchgrid::server::ServeConfig {
+    let cli = matchgrid::cli::Cli::parse_from(["matchgrid", "serve"].iter().chain(args));
+    let matchgrid::cli::Command::Serve(config) = cli.command else {
+        unreachable!()
+    };
+    config
+}
+
+/// `iters` calls, one at a time, as a connection makes them: ready, then call.
+async fn calls<S>(mut service: S, iters: u64) -> Duration
+where
+    S: Service<http::Request<()>>,
+    S::Error: std::fmt::Debug,
+{
+    let started = Instant::now();
+    for _ in 0..iters {
+        let request = http::Request::builder()
+            .uri("/matchgrid.v1.SwapPuzzle/ValidateSwap")
+            .body(())
+            .unwrap();
+        let ready = service.ready().await.unwrap();
+        black_box(ready.call(request).await.unwrap());
+    }
+    started.elapsed()
+}
+
+fn bench_layers(c: &mut Criterion) {
+    let config = serve_config(&[]);
+    matchgrid::server::init_logging(&config);
+    let prometheus = PrometheusBuilder::new()
+        .set_buckets_for_metric(
+            Matcher::Full("matchgrid_request_duration_seconds".to_owned()),
+            matchgrid::server::observe::LATENCY_BUCKETS,
+        )
+        .unwrap()
+        .install_recorder()
+        .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let answer = tower::service_fn(|_: http::Request<()>| async {
+        Ok::<_, Infallible>(http::Response::new(()))
+    });
+    let layered = matchgrid::server::call_layers(config.request_timeout, config.concurrency_limit)
+        .layer(answer);
+
+    let mut group = c.benchmark_group("rpc_layers");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("bare_service", |b| {
+        b.iter_custom(|iters| runtime.block_on(calls(answer, iters)))
+    });
+    group.bench_function("call_layers", |b| {
+        b.iter_custom(|iters| {
+            let elapsed = runtime.block_on(calls(layered.clone(), iters));
+            // Drains the recorded latencies, as the exporter does every few seconds.
+            prometheus.run_upkeep();
+            elapsed
+        })
+    });
+    group.finish();
+}
+
 fn bench_rpc(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -32,9 +106,7 @@ fn bench_rpc(c: &mut Criterion) {
         .unwrap();
     let listen = format!("127.0.0.1:{}", free_port());
     let metrics = format!("127.0.0.1:{}", free_port());
-    let cli = matchgrid::cli::Cli::parse_from([
-        "matchgrid",
-        "serve",
+    let config = serve_config(&[
         "--listen",
         &listen,
         "--metrics-listen",
@@ -42,9 +114,6 @@ fn bench_rpc(c: &mut Criterion) {
         "--log-level",
         "warn",
     ]);
-    let matchgrid::cli::Command::Serve(config) = cli.command else {
-        unreachable!()
-    };
     runtime.spawn(matchgrid::server::serve(config));
     let url = format!("http://{listen}");
     let channel = runtime.block_on(async {
@@ -109,5 +178,5 @@ fn bench_rpc(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_rpc);
+criterion_group!(benches, bench_layers, bench_rpc);
 criterion_main!(benches);

@@ -19,6 +19,10 @@ use tonic::codec::CompressionEncoding;
 use tonic::transport::Server;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
+use tower::layer::util::{Identity, Stack};
+use tower::limit::GlobalConcurrencyLimitLayer;
+use tower::load_shed::LoadShedLayer;
+use tower::timeout::TimeoutLayer;
 
 pub use config::{LogFormat, ServeConfig};
 use exempt::ExemptLayer;
@@ -53,6 +57,29 @@ macro_rules! with_codec_settings {
             .send_compressed(CompressionEncoding::Gzip)
             .send_compressed(CompressionEncoding::Zstd)
     };
+}
+
+/// The limits every call but health checks passes: timeout, then load shedding at the
+/// concurrency limit (the limit is shared by all connections).
+pub type LimitLayers =
+    Stack<GlobalConcurrencyLimitLayer, Stack<LoadShedLayer, Stack<TimeoutLayer, Identity>>>;
+
+/// The layers around every call (see [`call_layers`]).
+pub type CallLayers = Stack<ExemptLayer<LimitLayers>, Stack<ObserveLayer, Identity>>;
+
+/// The layers the server puts around every call, outermost first: telemetry and panic catching
+/// ([`ObserveLayer`]), then the limits ([`LimitLayers`]) for every path but health checks
+/// ([`ExemptLayer`]).
+pub fn call_layers(request_timeout: Duration, concurrency_limit: u32) -> CallLayers {
+    let limits = tower::ServiceBuilder::new()
+        .layer(TimeoutLayer::new(request_timeout))
+        .load_shed()
+        .layer(GlobalConcurrencyLimitLayer::new(concurrency_limit as usize))
+        .into_inner();
+    tower::ServiceBuilder::new()
+        .layer(ObserveLayer::new(request_timeout, concurrency_limit))
+        .layer(ExemptLayer::new(limits, HEALTH_PATHS))
+        .into_inner()
 }
 
 /// Installs the tracing subscriber for `config`'s format and level.
@@ -162,21 +189,7 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
     let local: SocketAddr = listener.local_addr().map_err(|e| e.to_string())?;
     let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
 
-    let limits = tower::ServiceBuilder::new()
-        .layer(tower::timeout::TimeoutLayer::new(config.request_timeout))
-        .load_shed()
-        .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
-            config.concurrency_limit as usize,
-        ))
-        .into_inner();
-    let layers = tower::ServiceBuilder::new()
-        .layer(ObserveLayer {
-            request_timeout: config.request_timeout,
-            concurrency_limit: config.concurrency_limit,
-        })
-        .layer(ExemptLayer::new(limits, HEALTH_PATHS))
-        .into_inner();
-
+    let layers = call_layers(config.request_timeout, config.concurrency_limit);
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let server = Server::builder()
         .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))

@@ -10,10 +10,14 @@
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use futures_util::FutureExt;
+use futures_util::future::Either;
+use futures_util::{FutureExt, TryFutureExt};
+use http::HeaderName;
+use metrics::{Counter, Gauge, Histogram};
 use tonic::{Code, Status};
 use tower::{BoxError, Layer, Service};
 use tracing::Instrument;
@@ -26,13 +30,34 @@ pub const LATENCY_BUCKETS: &[f64] = &[
     0.25, 0.5, 1.0, 2.5, 5.0,
 ];
 
-/// The layer; `request_timeout` is only used to word DEADLINE_EXCEEDED messages.
-#[derive(Clone, Copy, Debug)]
+/// The layer. `request_timeout` and `concurrency_limit` only word the DEADLINE_EXCEEDED and
+/// RESOURCE_EXHAUSTED messages; the metric handles are shared by every service it wraps.
+#[derive(Clone, Debug)]
 pub struct ObserveLayer {
-    /// The configured per-request timeout.
-    pub request_timeout: Duration,
-    /// The configured concurrency limit.
-    pub concurrency_limit: u32,
+    settings: Settings,
+    metrics: Arc<CallMetrics>,
+}
+
+/// What error messages need to know about the configuration.
+#[derive(Clone, Copy, Debug)]
+struct Settings {
+    request_timeout: Duration,
+    concurrency_limit: u32,
+}
+
+impl ObserveLayer {
+    /// A layer for a server with this per-request timeout and concurrency limit. Metric handles
+    /// are taken from the recorder installed at the time of each label set's first use (the
+    /// same recorder the `metrics` macros would use), so install the recorder first.
+    pub fn new(request_timeout: Duration, concurrency_limit: u32) -> Self {
+        Self {
+            settings: Settings {
+                request_timeout,
+                concurrency_limit,
+            },
+            metrics: Arc::new(CallMetrics::new()),
+        }
+    }
 }
 
 impl<S> Layer<S> for ObserveLayer {
@@ -41,7 +66,8 @@ impl<S> Layer<S> for ObserveLayer {
     fn layer(&self, inner: S) -> Self::Service {
         Observe {
             inner,
-            settings: *self,
+            settings: self.settings,
+            metrics: Arc::clone(&self.metrics),
         }
     }
 }
@@ -50,7 +76,8 @@ impl<S> Layer<S> for ObserveLayer {
 #[derive(Clone, Debug)]
 pub struct Observe<S> {
     inner: S,
-    settings: ObserveLayer,
+    settings: Settings,
+    metrics: Arc<CallMetrics>,
 }
 
 /// Every RPC this server serves, as gRPC paths: the only values of the `method` label.
@@ -68,29 +95,95 @@ pub const KNOWN_METHODS: &[&str] = &[
     "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
 ];
 
-/// The method label: the path of a known RPC, `other` for anything else, so a client cannot
-/// blow up label cardinality with made-up paths.
-fn method_label(path: &str) -> &'static str {
+/// Every value of the `method` label: [`KNOWN_METHODS`], then `other` for any other path, so a
+/// client cannot blow up label cardinality with made-up paths.
+const METHOD_LABELS: [&str; KNOWN_METHODS.len() + 1] = {
+    let mut labels = ["other"; KNOWN_METHODS.len() + 1];
+    let mut i = 0;
+    while i < KNOWN_METHODS.len() {
+        labels[i] = KNOWN_METHODS[i];
+        i += 1;
+    }
+    labels
+};
+
+/// The index of `path`'s method label in [`METHOD_LABELS`].
+fn method_index(path: &str) -> usize {
     KNOWN_METHODS
         .iter()
-        .copied()
-        .find(|&known| known == path)
-        .unwrap_or("other")
+        .position(|&known| known == path)
+        .unwrap_or(KNOWN_METHODS.len())
+}
+
+/// gRPC codes are 0..=16.
+const CODE_COUNT: usize = 17;
+
+/// The per-call metric handles, registered once per label set instead of once per call (a
+/// registration builds the key, hashes it and looks it up in the recorder's registry). A label
+/// set is registered on its first event, as the `metrics` macros would, so a series is exported
+/// from its first event on, not before.
+#[derive(Debug)]
+struct CallMetrics {
+    in_flight: Gauge,
+    shed: Counter,
+    /// Indexed like [`METHOD_LABELS`].
+    methods: [MethodMetrics; METHOD_LABELS.len()],
+}
+
+/// `matchgrid_requests_total` by code and `matchgrid_request_duration_seconds` of one method.
+#[derive(Debug, Default)]
+struct MethodMetrics {
+    /// Indexed by gRPC code number.
+    requests: [OnceLock<Counter>; CODE_COUNT],
+    duration: OnceLock<Histogram>,
+}
+
+impl CallMetrics {
+    fn new() -> Self {
+        Self {
+            in_flight: metrics::gauge!("matchgrid_requests_in_flight"),
+            shed: metrics::counter!("matchgrid_requests_shed_total"),
+            methods: std::array::from_fn(|_| MethodMetrics::default()),
+        }
+    }
+
+    /// Counts one finished call of the method at `method` (an index into [`METHOD_LABELS`]).
+    fn finish(&self, method: usize, code: Code, elapsed: Duration) {
+        let label = METHOD_LABELS[method];
+        let slots = &self.methods[method];
+        slots.requests[code as usize]
+            .get_or_init(|| {
+                metrics::counter!(
+                    "matchgrid_requests_total",
+                    "method" => label,
+                    "code" => code_name(code)
+                )
+            })
+            .increment(1);
+        slots
+            .duration
+            .get_or_init(
+                || metrics::histogram!("matchgrid_request_duration_seconds", "method" => label),
+            )
+            .record(elapsed.as_secs_f64());
+    }
 }
 
 /// One call's metrics: in flight from creation; counted and timed by [`CallRecord::finish`],
 /// or, if the call is dropped first (the client's deadline passed or it cancelled), counted as
 /// CANCELLED when dropped.
 struct CallRecord {
-    method: &'static str,
+    metrics: Arc<CallMetrics>,
+    method: usize,
     started: Instant,
     finished: bool,
 }
 
 impl CallRecord {
-    fn start(method: &'static str) -> Self {
-        metrics::gauge!("matchgrid_requests_in_flight").increment(1.0);
+    fn start(metrics: Arc<CallMetrics>, method: usize) -> Self {
+        metrics.in_flight.increment(1.0);
         Self {
+            metrics,
             method,
             started: Instant::now(),
             finished: false,
@@ -99,10 +192,7 @@ impl CallRecord {
 
     fn finish(&mut self, code: Code) -> Duration {
         let elapsed = self.started.elapsed();
-        metrics::counter!("matchgrid_requests_total", "method" => self.method, "code" => code_name(code))
-            .increment(1);
-        metrics::histogram!("matchgrid_request_duration_seconds", "method" => self.method)
-            .record(elapsed.as_secs_f64());
+        self.metrics.finish(self.method, code, elapsed);
         self.finished = true;
         elapsed
     }
@@ -113,7 +203,7 @@ impl Drop for CallRecord {
         if !self.finished {
             self.finish(Code::Cancelled);
         }
-        metrics::gauge!("matchgrid_requests_in_flight").decrement(1.0);
+        self.metrics.in_flight.decrement(1.0);
     }
 }
 
@@ -139,12 +229,15 @@ fn code_name(code: Code) -> &'static str {
     }
 }
 
+const GRPC_STATUS: HeaderName = HeaderName::from_static("grpc-status");
+const GRPC_MESSAGE: HeaderName = HeaderName::from_static("grpc-message");
+
 /// The gRPC code in a response's headers (trailers-only responses carry it there); a response
 /// without one is OK so far (unary success puts OK in the trailers).
 fn header_code<B>(response: &http::Response<B>) -> Code {
     response
         .headers()
-        .get("grpc-status")
+        .get(GRPC_STATUS)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<i32>().ok())
         .map_or(Code::Ok, Code::from_i32)
@@ -154,7 +247,7 @@ fn header_code<B>(response: &http::Response<B>) -> Code {
 fn grpc_message<B>(response: &http::Response<B>) -> String {
     response
         .headers()
-        .get("grpc-message")
+        .get(GRPC_MESSAGE)
         .map(|v| {
             percent_encoding::percent_decode(v.as_bytes())
                 .decode_utf8_lossy()
@@ -170,10 +263,12 @@ fn grpc_message<B>(response: &http::Response<B>) -> String {
 /// - a body that is not a valid protobuf message, or not valid data for its declared
 ///   compression, is INTERNAL in tonic (following gRPC's library convention), INVALID_ARGUMENT
 ///   here ("malformed request"; INTERNAL is kept for our bugs).
-fn remap_codec_errors<B>(response: &mut http::Response<B>) {
+///
+/// Returns the response's code after the rewrite.
+fn remap_codec_errors<B>(response: &mut http::Response<B>) -> Code {
     let code = header_code(response);
     if code != Code::OutOfRange && code != Code::Internal {
-        return;
+        return code;
     }
     let message = grpc_message(response);
     let remapped = match code {
@@ -184,17 +279,18 @@ fn remap_codec_errors<B>(response: &mut http::Response<B>) {
         {
             Code::InvalidArgument
         }
-        _ => return,
+        _ => return code,
     };
     response
         .headers_mut()
-        .insert("grpc-status", http::HeaderValue::from(remapped as i32));
+        .insert(GRPC_STATUS, http::HeaderValue::from(remapped as i32));
+    remapped
 }
 
 impl<S, B, RB> Service<http::Request<B>> for Observe<S>
 where
     S: Service<http::Request<B>, Response = http::Response<RB>>,
-    S::Error: Into<BoxError>,
+    S::Error: Into<BoxError> + 'static,
     S::Future: Send + 'static,
     RB: Default + Send + 'static,
 {
@@ -207,51 +303,65 @@ where
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        let method = method_label(request.uri().path());
+        let method = method_index(request.uri().path());
         let span = tracing::debug_span!(
             "rpc",
-            method,
+            method = METHOD_LABELS[method],
             code = tracing::field::Empty,
             latency_us = tracing::field::Empty,
         );
         let settings = self.settings;
-        let mut record = CallRecord::start(method);
+        let metrics = Arc::clone(&self.metrics);
+        let mut record = CallRecord::start(Arc::clone(&metrics), method);
         // A panic while building the future is caught like one while polling it.
-        let call = std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request)));
+        let outcome = match std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request)))
+        {
+            Ok(future) => Either::Left(AssertUnwindSafe(future.map_err(Into::into)).catch_unwind()),
+            Err(panic) => Either::Right(std::future::ready(Err(panic))),
+        };
+        let instrumented = span.clone();
+        // A combinator rather than an async block: the block would hold the inner future
+        // twice (as a captured value and as the awaited one), which every call then copies.
         Box::pin(
-            async move {
-                let outcome = match call {
-                    Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
-                    Err(panic) => Err(panic),
-                };
-                let response = match outcome {
-                    Ok(Ok(mut response)) => {
-                        remap_codec_errors(&mut response);
-                        response
+            outcome
+                .map(move |outcome| {
+                    let (response, code) = match outcome {
+                        Ok(Ok(mut response)) => {
+                            let code = remap_codec_errors(&mut response);
+                            (response, code)
+                        }
+                        Ok(Err(error)) => {
+                            let response = error_response(error, settings, &metrics);
+                            let code = header_code(&response);
+                            (response, code)
+                        }
+                        Err(_panic) => {
+                            tracing::error!("handler panicked; answered INTERNAL");
+                            (status::handler_panicked().into_http(), Code::Internal)
+                        }
+                    };
+                    let elapsed = record.finish(code);
+                    // Skips formatting the fields when the span is filtered out (the default).
+                    if !span.is_disabled() {
+                        span.record("code", code_name(code));
+                        span.record("latency_us", elapsed.as_micros() as u64);
                     }
-                    Ok(Err(error)) => error_response(error.into(), settings),
-                    Err(_panic) => {
-                        tracing::error!("handler panicked; answered INTERNAL");
-                        status::handler_panicked().into_http()
-                    }
-                };
-                let code = header_code(&response);
-                let elapsed = record.finish(code);
-                let span = tracing::Span::current();
-                span.record("code", code_name(code));
-                span.record("latency_us", elapsed.as_micros() as u64);
-                tracing::debug!("rpc finished");
-                Ok(response)
-            }
-            .instrument(span),
+                    tracing::debug!("rpc finished");
+                    Ok(response)
+                })
+                .instrument(instrumented),
         )
     }
 }
 
 /// Middleware errors (shed, timeout) as gRPC responses, so every outcome is counted here.
-fn error_response<RB: Default>(error: BoxError, settings: ObserveLayer) -> http::Response<RB> {
+fn error_response<RB: Default>(
+    error: BoxError,
+    settings: Settings,
+    metrics: &CallMetrics,
+) -> http::Response<RB> {
     let status = if error.is::<tower::load_shed::error::Overloaded>() {
-        metrics::counter!("matchgrid_requests_shed_total").increment(1);
+        metrics.shed.increment(1);
         tracing::warn!("request shed at the concurrency limit");
         status::overloaded(settings.concurrency_limit)
     } else if error.is::<tower::timeout::error::Elapsed>() {
@@ -268,10 +378,9 @@ mod tests {
     use prost::Message;
     use tower::ServiceExt;
 
-    const LAYER: ObserveLayer = ObserveLayer {
-        request_timeout: Duration::from_secs(5),
-        concurrency_limit: 8,
-    };
+    fn layer() -> ObserveLayer {
+        ObserveLayer::new(Duration::from_secs(5), 8)
+    }
 
     fn request() -> http::Request<()> {
         http::Request::builder()
@@ -295,7 +404,7 @@ mod tests {
             Ok::<_, BoxError>(http::Response::new(()))
         });
         let response = runtime()
-            .block_on(LAYER.layer(panics_when_polled).oneshot(request()))
+            .block_on(layer().layer(panics_when_polled).oneshot(request()))
             .unwrap();
         assert_eq!(header_code(&response), Code::Internal);
 
@@ -305,7 +414,7 @@ mod tests {
             },
         );
         let response = runtime()
-            .block_on(LAYER.layer(panics_when_called).oneshot(request()))
+            .block_on(layer().layer(panics_when_called).oneshot(request()))
             .unwrap();
         assert_eq!(header_code(&response), Code::Internal);
     }
@@ -316,7 +425,7 @@ mod tests {
             Err::<http::Response<()>, BoxError>(tower::load_shed::error::Overloaded::new().into())
         });
         let response = runtime()
-            .block_on(LAYER.layer(shed).oneshot(request()))
+            .block_on(layer().layer(shed).oneshot(request()))
             .unwrap();
         assert_eq!(header_code(&response), Code::ResourceExhausted);
     }
@@ -357,7 +466,7 @@ mod tests {
             ),
         ] {
             let mut response = response_with(code, message);
-            remap_codec_errors(&mut response);
+            assert_eq!(remap_codec_errors(&mut response), expected, "{message}");
             assert_eq!(header_code(&response), expected, "{message}");
         }
     }
@@ -388,7 +497,11 @@ mod tests {
         let mut known: Vec<String> = KNOWN_METHODS.iter().map(|m| (*m).to_owned()).collect();
         known.sort();
         assert_eq!(paths, known);
-        assert_eq!(method_label("/matchgrid.v1.Bogus/X"), "other");
-        assert_eq!(method_label("/matchgrid.v1.SwapPuzzle/Nope"), "other");
+        for path in ["/matchgrid.v1.Bogus/X", "/matchgrid.v1.SwapPuzzle/Nope"] {
+            assert_eq!(METHOD_LABELS[method_index(path)], "other");
+        }
+        for path in KNOWN_METHODS {
+            assert_eq!(METHOD_LABELS[method_index(path)], *path);
+        }
     }
 }
