@@ -45,20 +45,19 @@ pub fn generate_swap_board<R: Rng + ?Sized>(
         )));
     }
     let min_moves = min_moves as usize;
-    // The planes of the accepted arrangement are kept: the board carries them.
+    // The planes and swap count of the accepted arrangement are kept: the board carries them.
     let mut accepted = None;
     match arrange(width, height, Palette::Uniform { colors }, rng, |cells| {
         let planes = ColorPlanes::new(cells, width, height);
-        let count = planes.count_valid_swaps_up_to(min_moves);
+        let count = planes.count_valid_swaps();
         let enough = count >= min_moves;
         if enough {
-            accepted = Some(planes);
+            accepted = Some((planes, count));
         }
         enough
     }) {
         Arrangement::Found(cells) => {
-            let planes = accepted.expect("arrange only returns an accepted arrangement");
-            let count = planes.count_valid_swaps();
+            let (planes, count) = accepted.expect("arrange only returns an accepted arrangement");
             let board = Board::from_engine_cells(width, height, cells);
             Ok((StableBoard::with_planes(board, planes), count))
         }
