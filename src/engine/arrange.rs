@@ -412,21 +412,43 @@ fn weight(count: u16) -> u64 {
     c * c * c
 }
 
-/// The position of the `nth` (0-based) set bit of `mask`, which has more than `nth` set bits
-/// among its low 32. A binary search on the popcounts of halves, branch-free, so a random
-/// `nth` costs no mispredicted loop exit.
+/// The position of the `nth` (0-based) set bit of `mask`, which has more than `nth` set bits.
+/// Byte by byte: skip whole bytes by their popcount, then look the bit up in
+/// [`NTH_SET_BIT_IN_BYTE`]. With up to eight colours every pick ends in the first byte, so the
+/// branches are predictable.
 #[inline]
 fn nth_set_bit(mask: u32, nth: u32) -> u8 {
-    let (mut mask, mut nth, mut position) = (mask, nth, 0u32);
-    for half in [16u32, 8, 4, 2, 1] {
-        let below = (mask & ((1 << half) - 1)).count_ones();
-        let above = u32::from(nth >= below);
-        nth -= below * above;
-        mask >>= half * above;
-        position += half * above;
+    let (mut mask, mut nth, mut base) = (mask, nth, 0u8);
+    loop {
+        let byte = (mask & 0xff) as usize;
+        let count = byte.count_ones();
+        if nth < count {
+            return base + NTH_SET_BIT_IN_BYTE[byte][nth as usize];
+        }
+        nth -= count;
+        mask >>= 8;
+        base += 8;
     }
-    position as u8
 }
+
+/// `NTH_SET_BIT_IN_BYTE[b][n]`: the position of the `n`th (0-based) set bit of byte `b` (0
+/// where `b` has no such bit).
+static NTH_SET_BIT_IN_BYTE: [[u8; 8]; 256] = {
+    let mut table = [[0u8; 8]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let (mut bit, mut rank) = (0, 0);
+        while bit < 8 {
+            if byte >> bit & 1 == 1 {
+                table[byte][rank] = bit as u8;
+                rank += 1;
+            }
+            bit += 1;
+        }
+        byte += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
