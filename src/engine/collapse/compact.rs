@@ -58,14 +58,14 @@ fn count(a: Bits) -> u32 {
 /// The cells of every cell's four neighbours (the cells themselves not included).
 #[inline]
 fn neighbours(a: Bits) -> Bits {
-    let mut out = [0; 4];
-    for k in 0..4 {
-        let vertical = (a[k] << 1 & !LANE_BOTTOM) | (a[k] >> 1 & !LANE_TOP);
-        let from_left = a[k] << 16 | if k > 0 { a[k - 1] >> 48 } else { 0 };
-        let from_right = a[k] >> 16 | if k < 3 { a[k + 1] << 48 } else { 0 };
-        out[k] = vertical | from_left | from_right;
-    }
-    out
+    let [a0, a1, a2, a3] = a;
+    let vertical = |w: u64| (w << 1 & !LANE_BOTTOM) | (w >> 1 & !LANE_TOP);
+    [
+        vertical(a0) | a0 << 16 | a0 >> 16 | a1 << 48,
+        vertical(a1) | a1 << 16 | a0 >> 48 | a1 >> 16 | a2 << 48,
+        vertical(a2) | a2 << 16 | a1 >> 48 | a2 >> 16 | a3 << 48,
+        vertical(a3) | a3 << 16 | a2 >> 48 | a3 >> 16,
+    ]
 }
 
 /// The plane moved one column left (column `c + 1` to `c`; column 15 becomes empty).
@@ -110,13 +110,31 @@ fn columns_of(a: Bits) -> u32 {
 /// The group of `plane` holding the cells `seed` (a non-empty subset of `plane`).
 #[inline]
 fn flood(plane: Bits, seed: Bits) -> Bits {
-    let mut grown = seed;
+    // Vertical steps are masked at the lane edges once, in the plane they may reach.
+    let up = plane.map(|w| w & !LANE_BOTTOM);
+    let down = plane.map(|w| w & !LANE_TOP);
+    let [mut g0, mut g1, mut g2, mut g3] = seed;
     loop {
-        let next = and(or(grown, neighbours(grown)), plane);
-        if next == grown {
-            return grown;
+        let n0 = g0
+            | (g0 << 1 & up[0])
+            | (g0 >> 1 & down[0])
+            | ((g0 << 16 | g0 >> 16 | g1 << 48) & plane[0]);
+        let n1 = g1
+            | (g1 << 1 & up[1])
+            | (g1 >> 1 & down[1])
+            | ((g1 << 16 | g0 >> 48 | g1 >> 16 | g2 << 48) & plane[1]);
+        let n2 = g2
+            | (g2 << 1 & up[2])
+            | (g2 >> 1 & down[2])
+            | ((g2 << 16 | g1 >> 48 | g2 >> 16 | g3 << 48) & plane[2]);
+        let n3 = g3
+            | (g3 << 1 & up[3])
+            | (g3 >> 1 & down[3])
+            | ((g3 << 16 | g2 >> 48 | g3 >> 16) & plane[3]);
+        if (n0 ^ g0) | (n1 ^ g1) | (n2 ^ g2) | (n3 ^ g3) == 0 {
+            return [g0, g1, g2, g3];
         }
-        grown = next;
+        (g0, g1, g2, g3) = (n0, n1, n2, n3);
     }
 }
 
@@ -134,11 +152,20 @@ fn select(a: Bits, index: u32) -> (usize, u32) {
     for (k, &word) in a.iter().enumerate() {
         let n = word.count_ones();
         if rest < n {
-            let mut word = word;
+            // Halve the word while the wanted bit lies in its upper part, then step.
+            let (mut word, mut base) = (word, 0);
+            for half in [32, 16, 8] {
+                let low = (word & low_bits(half)).count_ones();
+                if rest >= low {
+                    rest -= low;
+                    word >>= half;
+                    base += half;
+                }
+            }
             for _ in 0..rest {
                 word &= word - 1;
             }
-            return (k, word.trailing_zeros());
+            return (k, base + word.trailing_zeros());
         }
         rest -= n;
     }
@@ -314,12 +341,10 @@ impl CompactGame {
     /// The rejection draw of [`tap_random`](Self::tap_random) for groups of two or more:
     /// `(slot, word, bit, members)` of the group drawn and the cell drawn in it.
     fn draw_pairwise<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<(usize, usize, u32, Bits)> {
-        let mut candidates = [[0u64; 4]; 16];
         let mut counts = [0u32; 16];
         let mut total = 0;
         for (slot, &plane) in self.planes().iter().enumerate() {
-            candidates[slot] = paired(plane);
-            counts[slot] = count(candidates[slot]);
+            counts[slot] = count(paired(plane));
             total += counts[slot];
         }
         if total == 0 {
@@ -332,8 +357,9 @@ impl CompactGame {
                 index -= counts[slot];
                 slot += 1;
             }
-            let (word, bit) = select(candidates[slot], index);
-            let members = flood(self.planes[slot], single(word, bit));
+            let plane = self.planes[slot];
+            let (word, bit) = select(paired(plane), index);
+            let members = flood(plane, single(word, bit));
             let size = count(members);
             if size == 2 || rng.random_range(0..size) < 2 {
                 return Some((slot, word, bit, members));
@@ -396,7 +422,10 @@ impl CompactGame {
             }
         }
         self.tiles -= count(members) as u16;
-        let occupied = self.planes().iter().fold([0; 4], |acc, &plane| or(acc, plane));
+        let occupied = self
+            .planes()
+            .iter()
+            .fold([0; 4], |acc, &plane| or(acc, plane));
         let mut emptied = touched & !columns_of(occupied);
         // Close the emptied columns from the right, so the lower indices stay valid.
         while emptied != 0 {
@@ -431,9 +460,15 @@ mod tests {
     fn neighbours_stay_within_lanes_and_the_plane() {
         // Bottom of column 4 and top of column 3: vertical shifts must not cross lanes.
         let a = single(1, 0);
-        assert_eq!(neighbours(a), or(or(single(1, 1), single(1, 16)), single(0, 48)));
+        assert_eq!(
+            neighbours(a),
+            or(or(single(1, 1), single(1, 16)), single(0, 48))
+        );
         let top = single(0, 63);
-        assert_eq!(neighbours(top), or(single(0, 62), or(single(0, 47), single(1, 15))));
+        assert_eq!(
+            neighbours(top),
+            or(single(0, 62), or(single(0, 47), single(1, 15)))
+        );
         assert_eq!(columns_below(0), [0; 4]);
         assert_eq!(columns_below(5), [u64::MAX, 0xffff, 0, 0]);
         assert_eq!(shift_left(single(1, 0)), single(0, 48));

@@ -759,11 +759,19 @@ mod reference_tests {
         let mut rng = crate::engine::rng_from_seed(mix.next());
         let mut cells = board.board().cells().to_vec();
         loop {
-            assert_eq!(compact.to_settled_board().board().cells(), &cells[..], "{label}");
+            assert_eq!(
+                compact.to_settled_board().board().cells(),
+                &cells[..],
+                "{label}"
+            );
             let tiles = cells.iter().filter(|&&c| c != EMPTY).count();
             assert_eq!(compact.tiles_left(), tiles, "{label}");
             let expected = reference_groups(&cells, width, height, min);
-            assert_eq!(compact.count_legal_groups(min_group), expected.len(), "{label}");
+            assert_eq!(
+                compact.count_legal_groups(min_group),
+                expected.len(),
+                "{label}"
+            );
             assert_eq!(compact.has_legal_group(min_group), !expected.is_empty());
             let Some(tapped) = compact.tap_random(min_group, &mut rng) else {
                 assert!(expected.is_empty(), "{label}: game over too early");
