@@ -422,11 +422,16 @@ impl CompactGame {
             }
         }
         self.tiles -= count(members) as u16;
+        // A column can only have emptied if its bottom cell was cleared.
+        let bottoms = members.map(|w| w & LANE_BOTTOM);
+        if is_empty(bottoms) {
+            return;
+        }
         let occupied = self
             .planes()
             .iter()
             .fold([0; 4], |acc, &plane| or(acc, plane));
-        let mut emptied = touched & !columns_of(occupied);
+        let mut emptied = columns_of(bottoms) & !columns_of(occupied);
         // Close the emptied columns from the right, so the lower indices stay valid.
         while emptied != 0 {
             let col = 31 - emptied.leading_zeros();
