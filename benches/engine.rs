@@ -8,7 +8,7 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use matchgrid::engine::collapse::{CollapseGame, CollapsePlayout};
+use matchgrid::engine::collapse::{CollapseGame, CollapsePlayout, CompactGame};
 use matchgrid::engine::{
     self, Board, CascadeOptions, GenerationSize, MinGroup, Refill, ScoringRule, SettledBoard,
     StableBoard, Swap,
@@ -309,6 +309,22 @@ fn bench_playouts(c: &mut Criterion) {
             seed += 1;
             let mut rng = engine::rng_from_seed(seed);
             black_box(random_playout(&playout, &mut rng))
+        })
+    });
+    // The same workload on 256-bit colour planes (`CompactGame`): each move draws a group
+    // uniformly by rejection (a paired cell drawn uniformly, its group of n kept with
+    // probability 2/n), no groups tracked.
+    let compact = CompactGame::new(&CollapseGame::new(&start)).expect("15x15 fits 16x16");
+    group.bench_function("random_playout_compact", |b| {
+        b.iter(|| {
+            seed += 1;
+            let mut rng = engine::rng_from_seed(seed);
+            let mut game = compact.clone();
+            let mut score = 0u64;
+            while let Some(tapped) = game.tap_random(MinGroup::DEFAULT, &mut rng) {
+                score += ScoringRule::SameGame.move_score(tapped.size);
+            }
+            black_box(score as i64 + ScoringRule::SameGame.end_bonus(game.tiles_left()))
         })
     });
     // The same workload re-listing every group each move (`CollapseGame::legal_groups_into`).

@@ -10,9 +10,11 @@
 //! [`SettledBoard`] and record what the API reports (cleared cells, falls, column shifts).
 
 pub mod bitboard;
+pub mod compact;
 pub mod playout;
 
 pub use bitboard::{CollapseGame, TapGroup};
+pub use compact::{COMPACT_SIDE, CompactGame};
 pub use playout::CollapsePlayout;
 
 use super::board::{Board, Position};
@@ -739,6 +741,76 @@ mod reference_tests {
             );
         }
         check_tracked(&tracked, &cells, width, height, min, &label);
+        check_compact(&board, min, mix);
+    }
+
+    /// [`CompactGame`] on `board`: `None` above 16x16; else its queries against the reference
+    /// and a random playout to game over, every tap and position checked.
+    fn check_compact(board: &SettledBoard, min: usize, mix: &mut Mix) {
+        let (width, height) = (board.board().width(), board.board().height());
+        let label = format!("compact {width}x{height} min {min} {}", board.board());
+        let min_group = MinGroup::parse(min as u32).unwrap();
+        let Some(mut compact) = CompactGame::new(&CollapseGame::new(board)) else {
+            assert!(width > COMPACT_SIDE || height > COMPACT_SIDE, "{label}");
+            return;
+        };
+        assert!(width <= COMPACT_SIDE && height <= COMPACT_SIDE, "{label}");
+        assert_eq!((compact.width(), compact.height()), (width, height));
+        let mut rng = crate::engine::rng_from_seed(mix.next());
+        let mut cells = board.board().cells().to_vec();
+        loop {
+            assert_eq!(
+                compact.to_settled_board().board().cells(),
+                &cells[..],
+                "{label}"
+            );
+            let tiles = cells.iter().filter(|&&c| c != EMPTY).count();
+            assert_eq!(compact.tiles_left(), tiles, "{label}");
+            let expected = reference_groups(&cells, width, height, min);
+            assert_eq!(
+                compact.count_legal_groups(min_group),
+                expected.len(),
+                "{label}"
+            );
+            assert_eq!(compact.has_legal_group(min_group), !expected.is_empty());
+            let Some(tapped) = compact.tap_random(min_group, &mut rng) else {
+                assert!(expected.is_empty(), "{label}: game over too early");
+                break;
+            };
+            let index = tapped.position.row as usize * width + tapped.position.col as usize;
+            let members = component(&cells, width, height, index);
+            assert_eq!((tapped.color, tapped.size), (cells[index], members.len()));
+            assert!(tapped.size >= min, "{label}: {tapped:?}");
+            cells = reference_tap(&cells, width, height, index).0;
+        }
+    }
+
+    /// `tap_random` draws every legal group equally often, whatever its size, by rejection
+    /// (min_group 2) and by counting (min_group 3).
+    #[test]
+    fn compact_draws_are_uniform() {
+        // Groups: A (2 cells), B (6 cells), C (3 cells); min_group 3 leaves B and C.
+        let board = SettledBoard::try_from(Board::parse("ABBB/ABBB/CCCD").unwrap()).unwrap();
+        let start = CompactGame::new(&CollapseGame::new(&board)).unwrap();
+        let cells = board.board().cells();
+        let (a, b, c) = (cells[0], cells[1], cells[8]);
+        let mut rng = crate::engine::rng_from_seed(7);
+        for (min, colours) in [(2, vec![a, b, c]), (3, vec![b, c])] {
+            let min_group = MinGroup::parse(min).unwrap();
+            let draws = 30_000;
+            let mut seen = [0usize; 17];
+            for _ in 0..draws {
+                let tapped = start.clone().tap_random(min_group, &mut rng).unwrap();
+                seen[usize::from(tapped.color)] += 1;
+            }
+            let share = draws / colours.len();
+            for &colour in &colours {
+                let n = seen[usize::from(colour)];
+                // About six standard deviations of the binomial count (~82 and ~87 draws).
+                assert!(n.abs_diff(share) < share / 20, "min {min}: {seen:?}");
+            }
+            assert_eq!(seen.iter().sum::<usize>(), draws);
+        }
     }
 
     /// The tracked groups of `tracked` are exactly the reference's legal groups of `cells`.
