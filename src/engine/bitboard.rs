@@ -1,9 +1,53 @@
-//! Bitboards of the swap family: a `CellSet` holds one `u64` per row (bit `c` of row `r` is
+//! Bitboards of the swap family: a [`CellSet`] holds one `u64` per row (bit `c` of row `r` is
 //! cell `(r, c)`, so a 64-wide row uses every bit), and [`ColorPlanes`] holds one such set per
 //! colour. Runs, matched cells, groups and valid swaps are computed on these words with shifts
 //! and masks, as chess engines do with piece bitboards, instead of cell by cell.
 
-use super::board::{Board, CellSet, EMPTY, MAX_COLOR};
+use super::board::{Board, EMPTY, MAX_COLOR, MAX_SIDE, Position};
+
+/// A set of cells as one `u64` mask per row (bit `c` of row `r` is cell `(r, c)`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CellSet {
+    rows: [u64; MAX_SIDE as usize],
+}
+
+impl CellSet {
+    pub(crate) const fn new() -> Self {
+        Self {
+            rows: [0; MAX_SIDE as usize],
+        }
+    }
+
+    #[inline]
+    pub(crate) fn row(&self, row: usize) -> u64 {
+        self.rows[row]
+    }
+
+    #[inline]
+    pub(crate) fn set_row(&mut self, row: usize, mask: u64) {
+        self.rows[row] = mask;
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.rows.iter().all(|&r| r == 0)
+    }
+
+    /// Number of cells in the first `height` rows.
+    pub(crate) fn len_within(&self, height: usize) -> usize {
+        self.rows[..height]
+            .iter()
+            .map(|r| r.count_ones() as usize)
+            .sum()
+    }
+
+    /// The cells of the first `height` rows in row-major order.
+    pub(crate) fn positions(&self, height: usize) -> impl Iterator<Item = Position> + '_ {
+        self.rows[..height]
+            .iter()
+            .enumerate()
+            .flat_map(|(row, &mask)| BitIter(mask).map(move |col| Position::new(row as u32, col)))
+    }
+}
 
 /// The set bits of a word, lowest first.
 #[derive(Clone, Copy)]
@@ -28,7 +72,7 @@ const PAD_ABOVE: usize = 2;
 /// Zero rows kept below the last row of each plane, so patterns may look three rows down.
 const PAD_BELOW: usize = 3;
 
-/// One `CellSet`-like plane of row masks per colour `1..=colors` of a board, each padded with
+/// One [`CellSet`]-like plane of row masks per colour `1..=colors` of a board, each padded with
 /// zero rows above and below so that vertical patterns need no bounds checks.
 #[derive(Clone, Debug)]
 pub(crate) struct ColorPlanes {

@@ -247,52 +247,6 @@ impl fmt::Debug for Board {
     }
 }
 
-/// A set of cells as one `u64` mask per row (bit `c` of row `r` is cell `(r, c)`).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct CellSet {
-    rows: [u64; MAX_SIDE as usize],
-}
-
-impl CellSet {
-    pub(crate) const fn new() -> Self {
-        Self {
-            rows: [0; MAX_SIDE as usize],
-        }
-    }
-
-    #[inline]
-    pub(crate) fn row(&self, row: usize) -> u64 {
-        self.rows[row]
-    }
-
-    #[inline]
-    pub(crate) fn set_row(&mut self, row: usize, mask: u64) {
-        self.rows[row] = mask;
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.rows.iter().all(|&r| r == 0)
-    }
-
-    /// Number of cells in the first `height` rows.
-    pub(crate) fn len_within(&self, height: usize) -> usize {
-        self.rows[..height]
-            .iter()
-            .map(|r| r.count_ones() as usize)
-            .sum()
-    }
-
-    /// The cells of the first `height` rows in row-major order.
-    pub(crate) fn positions(&self, height: usize) -> impl Iterator<Item = Position> + '_ {
-        self.rows[..height]
-            .iter()
-            .enumerate()
-            .flat_map(|(row, &mask)| {
-                super::bitboard::BitIter(mask).map(move |col| Position::new(row as u32, col))
-            })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

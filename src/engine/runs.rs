@@ -4,8 +4,8 @@
 //! matches); a *matched cell* is any cell in a run; a *group* is a 4-connected set of matched
 //! cells of one colour, so L, T and + shapes and parallel touching runs (`RRR/RRR`) are one group.
 
-use super::bitboard::ColorPlanes;
-use super::board::{Board, CellSet, Position};
+use super::bitboard::{CellSet, ColorPlanes};
+use super::board::{Board, Position};
 
 /// One group of matched cells, cleared together.
 #[derive(Clone, Debug, PartialEq, Eq)]
