@@ -848,12 +848,22 @@ fn check_shuffle(g: &Grid, seed: u64, exhaustive: bool) -> TestCaseResult {
             prop_assert_eq!(wire.valid_swap_count as usize, swaps);
         }
         Err(error) => {
-            prop_assert_eq!(error, EngineError::NoShuffleExists);
+            prop_assert!(
+                matches!(error, EngineError::NoShuffleExists { .. }),
+                "{error:?}"
+            );
             prop_assert!(wire.is_err());
             if exhaustive {
                 prop_assert!(
                     !naive_shuffle_exists(g),
                     "a shuffle of {g:?} exists but none was found"
+                );
+            }
+            // A refusal that claims proof is never wrong.
+            if error == (EngineError::NoShuffleExists { proven: true }) {
+                prop_assert!(
+                    !naive_shuffle_exists(g),
+                    "{g:?} has a shuffle, refused as proven"
                 );
             }
         }
@@ -1131,7 +1141,7 @@ proptest! {
                     prop_assert!(naive_stable(&s), "{s:?}");
                     prop_assert!(response.valid_swap_count >= 1);
                 }
-                Err(error) => prop_assert_eq!(error, &EngineError::NoShuffleExists),
+                Err(error) => prop_assert!(matches!(error, EngineError::NoShuffleExists { .. }), "{error:?}"),
             }
         }
 

@@ -63,7 +63,8 @@ pub(crate) fn arrange<R: Rng + ?Sized>(
         };
         let mut nodes = 0usize;
         let mut rejects = 0usize;
-        // Small boards are searched exhaustively, so an impossible request is proved so.
+        // Small boards are searched without a reject limit, so that within the node budget an
+        // impossible request is usually proved so.
         let max_rejects = if size <= 16 {
             usize::MAX
         } else {

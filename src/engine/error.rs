@@ -84,13 +84,20 @@ pub enum EngineError {
     /// A swap with both positions on the board that an applying RPC cannot apply.
     #[error("illegal swap: {0:?}")]
     IllegalSwap(SwapRejection),
-    /// No permutation of the tiles is stable with a valid swap (or none was found within the
-    /// bounded search).
-    #[error(
-        "no stable arrangement of these tiles with a valid swap was found (none exists, or the \
-         bounded search missed one on a board near the density limit)"
-    )]
-    NoShuffleExists,
+    /// No permutation of the tiles is stable with a valid swap: `proven` when that is certain
+    /// (a colour over the run-free capacity, sides below 3, or an exhaustive search of a board
+    /// of at most 16 cells); otherwise none was found within the bounded search, which happens
+    /// only near the density limit.
+    #[error("{}", if *proven {
+        "no stable arrangement of these tiles with a valid swap exists"
+    } else {
+        "no stable arrangement of these tiles with a valid swap was found within the bounded \
+         search (this close to the density limit one may still exist)"
+    })]
+    NoShuffleExists {
+        /// True when no such arrangement exists; false when the bounded search gave up.
+        proven: bool,
+    },
     /// The cascade did not settle within `max_steps` steps.
     #[error("cascade did not settle within max_steps = {max_steps} steps")]
     CascadeLimitExceeded {

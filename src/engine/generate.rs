@@ -38,10 +38,16 @@ pub fn generate_swap_board<R: Rng + ?Sized>(
             "{min_moves} exceeds the {adjacent_pairs} adjacent cell pairs of a {width}x{height} board"
         )));
     }
-    if min_moves > 0 && (width.max(height) < 3 || width * height == 3) {
+    if min_moves > 0 && width.max(height) < 3 {
         return Err(infeasible(format!(
-            "no {width}x{height} board has a valid swap: a match needs a line of 3 and a stable \
-             line of exactly 3 cannot be completed by a swap within it"
+            "no {width}x{height} board has a valid swap: a match needs a line of 3 cells, and \
+             this board has none"
+        )));
+    }
+    if min_moves > 0 && width * height == 3 {
+        return Err(infeasible(format!(
+            "no {width}x{height} board has a valid swap: its only line of 3 is stable, so it \
+             holds two colours, and no swap within it can make the three equal"
         )));
     }
     let min_moves = min_moves as usize;

@@ -11,16 +11,19 @@ use super::stable::StableBoard;
 
 /// Permutes the tiles of a full `board` into a stable board with at least one valid swap.
 ///
-/// A colour over the run-free capacity (2/3 of every line) is refused at once. Otherwise a
+/// A colour over the run-free capacity (about 2/3 of the board, see `run_free_capacity`) is
+/// refused at once. Otherwise a
 /// bounded row-major search (colours drawn by the cube of their remaining count) runs, then,
 /// if it gives up or one colour covers more than half of the board, a min-conflicts repair
-/// search restarted from six 2/3 lattices. Small boards (up to 16 cells) are searched
-/// exhaustively, so "none exists" is exact there. Work is bounded: at most ~0.2 s on 64x64.
+/// search restarted from six 2/3 lattices. Small boards (up to 16 cells) are searched without a
+/// limit on rejected arrangements, so the search usually proves "none exists" there. Work is
+/// bounded: at most ~0.2 s on 64x64.
 ///
 /// # Errors
 /// [`EngineError::BoardNotFull`] when a cell is empty; [`EngineError::NoShuffleExists`] when no
-/// permutation qualifies (always the case when both sides are below 3, or for a single colour)
-/// or none is found within the bounded search.
+/// permutation qualifies (`proven`: both sides below 3, no colour with three tiles, a colour
+/// over the run-free capacity, or the search space exhausted) or none is found within the
+/// bounded search (not `proven`).
 pub fn shuffle<R: Rng + ?Sized>(board: &Board, rng: &mut R) -> Result<StableBoard, EngineError> {
     if board.has_empty_cell() {
         let empty_cells = (0..board.cells().len())
@@ -30,13 +33,16 @@ pub fn shuffle<R: Rng + ?Sized>(board: &Board, rng: &mut R) -> Result<StableBoar
         return Err(EngineError::BoardNotFull { empty_cells });
     }
     let (width, height) = (board.width(), board.height());
+    const PROVEN: EngineError = EngineError::NoShuffleExists { proven: true };
     if width < 3 && height < 3 {
-        return Err(EngineError::NoShuffleExists);
+        return Err(PROVEN);
     }
     let color_counts = board.color_counts();
     let dominant = color_counts[1..].iter().copied().max().unwrap_or(0);
-    if dominant > run_free_capacity(width, height) {
-        return Err(EngineError::NoShuffleExists);
+    // A valid swap lines up three tiles of one colour; a colour over the run-free capacity
+    // cannot be placed without a run.
+    if dominant < 3 || dominant > run_free_capacity(width, height) {
+        return Err(PROVEN);
     }
     let size = width * height;
     let playable = |cells: &[u8]| has_valid_swaps(cells, width, height, 1);
@@ -49,13 +55,13 @@ pub fn shuffle<R: Rng + ?Sized>(board: &Board, rng: &mut R) -> Result<StableBoar
         }
         match arrange(width, height, Palette::Multiset { counts }, rng, playable) {
             Arrangement::Found(cells) => return Ok(stable(width, height, cells)),
-            Arrangement::Impossible => return Err(EngineError::NoShuffleExists),
+            Arrangement::Impossible => return Err(PROVEN),
             Arrangement::GaveUp => {}
         }
     }
     arrange_by_repair(width, height, board.cells(), rng, playable)
         .map(|cells| stable(width, height, cells))
-        .ok_or(EngineError::NoShuffleExists)
+        .ok_or(EngineError::NoShuffleExists { proven: false })
 }
 
 /// Wraps cells the searches produced (stable by construction).
@@ -63,11 +69,20 @@ fn stable(width: usize, height: usize, cells: Vec<u8>) -> StableBoard {
     StableBoard::new_unchecked(Board::from_engine_cells(width, height, cells))
 }
 
-/// An upper bound on how many cells of one colour a run-free `width x height` board can hold:
-/// a line of `n` cells holds at most `n - n / 3` of one colour without three in a row, so the
-/// board holds at most that many per row, and per column.
+/// An upper bound on how many cells of one colour a run-free `width x height` board can hold.
+/// A line of `n` cells holds at most `n - n / 3` of one colour without three in a row; and any
+/// three consecutive rows hold at most two per column, so at most `2 * width`. The board is
+/// cut into strips of three rows (each under the smaller of the two bounds) plus one or two
+/// rows left over, and the same is done by columns; the smaller total is the bound. On 64x64
+/// it is 2,731 cells (the per-line bound alone allows 2,752, and refusing between the two
+/// needed a search of a few hundred milliseconds).
 fn run_free_capacity(width: usize, height: usize) -> usize {
-    (height * (width - width / 3)).min(width * (height - height / 3))
+    fn by_rows(width: usize, height: usize) -> usize {
+        let line = width - width / 3;
+        let strip = (2 * width).min(3 * line);
+        (height / 3) * strip + (height % 3) * line
+    }
+    by_rows(width, height).min(by_rows(height, width))
 }
 
 #[cfg(test)]
@@ -135,13 +150,14 @@ mod tests {
     fn run_free_capacity_is_two_thirds_of_each_line() {
         assert_eq!(run_free_capacity(3, 1), 2);
         assert_eq!(run_free_capacity(9, 9), 54);
-        assert_eq!(run_free_capacity(64, 64), 64 * 43);
+        assert_eq!(run_free_capacity(64, 64), 21 * 128 + 43);
+        assert_eq!(run_free_capacity(4, 4), 11);
         assert_eq!(run_free_capacity(4, 1), 3);
         // Over the bound: refused without a search.
         let crowded = board_with_counts(9, 9, &[55, 26]);
         assert_eq!(
             shuffle(&crowded, &mut ChaCha8Rng::seed_from_u64(1)),
-            Err(EngineError::NoShuffleExists)
+            Err(EngineError::NoShuffleExists { proven: true })
         );
     }
 
@@ -151,7 +167,7 @@ mod tests {
         for text in ["RG/GR", "RRG", "RRRR/RRRR/RRRR", "R/G/R"] {
             assert_eq!(
                 shuffle(&Board::parse(text).unwrap(), &mut rng),
-                Err(EngineError::NoShuffleExists),
+                Err(EngineError::NoShuffleExists { proven: true }),
                 "{text}"
             );
         }

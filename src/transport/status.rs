@@ -174,7 +174,7 @@ impl From<EngineError> for Status {
                     [("swap".to_owned(), swap_verdict_name(verdict).to_owned())],
                 )
             }
-            EngineError::NoShuffleExists => failed_precondition(
+            EngineError::NoShuffleExists { .. } => failed_precondition(
                 "NO_SHUFFLE_EXISTS",
                 message,
                 [(
