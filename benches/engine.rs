@@ -113,7 +113,7 @@ fn bench_seed_workloads(c: &mut Criterion) {
                     let Some(swap) = engine::first_valid_swap_from(&board, start) else {
                         break;
                     };
-                    let played = engine::play_swap(&board, swap, options, &mut rng).unwrap();
+                    let played = engine::play_swap(board, swap, options, &mut rng).unwrap();
                     score += played.score;
                     board = played.into_stable().expect("random refill ends stable");
                 }
@@ -212,12 +212,17 @@ fn bench_swap(c: &mut Criterion) {
         });
         // The same turn for simulations: same board, score and dead check, no events.
         group.bench_function("full_turn", |b| {
-            b.iter(|| {
-                next = (next + 1) % boards.len();
-                let (board, swap) = &boards[next];
-                let mut rng = engine::rng_from_seed(next as u64);
-                black_box(engine::play_swap(board, *swap, options, &mut rng).unwrap())
-            })
+            b.iter_batched(
+                || {
+                    next = (next + 1) % boards.len();
+                    (boards[next].clone(), next as u64)
+                },
+                |((board, swap), seed)| {
+                    let mut rng = engine::rng_from_seed(seed);
+                    black_box(engine::play_swap(board, swap, options, &mut rng).unwrap())
+                },
+                BatchSize::SmallInput,
+            )
         });
         group.finish();
     }

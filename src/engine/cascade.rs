@@ -90,15 +90,15 @@ pub fn resolve_swap<R: Rng + ?Sized>(
     }
     // OK or OUT_OF_BOUNDS: name the off-board position's field in the latter case.
     check_swap_positions(board.board(), swap)?;
-    let (after, planes, rows) = swapped(&board, swap);
+    let (after, planes, rows) = swapped(board, swap);
     run_cascade(after, planes, rows, Vec::new(), options, rng)
 }
 
 /// `board` with `swap` (valid) applied, its colour planes, and how many rows from the top hold
 /// the start of every run it has: every run passes through `a` or `b`.
-fn swapped(board: &StableBoard, swap: Swap) -> (Board, ColorPlanes, usize) {
-    let after = apply_swap(board.board().clone(), swap);
-    let mut planes = board.planes().clone();
+fn swapped(board: StableBoard, swap: Swap) -> (Board, ColorPlanes, usize) {
+    let (board, mut planes) = board.into_parts();
+    let after = apply_swap(board, swap);
     let rows = swap.a.row.max(swap.b.row) as usize + 1;
     planes.update_columns(
         after.cells(),
@@ -368,18 +368,19 @@ impl PlayedMove {
 
 /// Applies `swap` and resolves its cascade exactly as [`resolve_swap`] does (same board, score,
 /// shuffle and RNG draws), without recording the steps: for simulations and replays that only
-/// need the outcome. About an order of magnitude less work than [`resolve_swap`] on small
+/// need the outcome. Like [`resolve_swap`] it takes the board by value and works in its
+/// storage; on an error the board is dropped and nothing is returned. About an order of magnitude less work than [`resolve_swap`] on small
 /// boards, most of it the events and per-step boards not built.
 ///
 /// # Errors
 /// As [`resolve_swap`].
 pub fn play_swap<R: Rng + ?Sized>(
-    board: &StableBoard,
+    board: StableBoard,
     swap: Swap,
     options: CascadeOptions,
     rng: &mut R,
 ) -> Result<PlayedMove, EngineError> {
-    if let Some(rejection) = judge_swap(board, swap).rejection() {
+    if let Some(rejection) = judge_swap(&board, swap).rejection() {
         return Err(EngineError::IllegalSwap(rejection));
     }
     check_swap_positions(board.board(), swap)?;
@@ -519,7 +520,7 @@ mod tests {
                     break;
                 };
                 let full = resolve_swap(board.clone(), swap, options, &mut rng_full).unwrap();
-                let lean = play_swap(&board, swap, options, &mut rng_lean).unwrap();
+                let lean = play_swap(board.clone(), swap, options, &mut rng_lean).unwrap();
                 assert_eq!(lean.board, full.board, "seed {seed} turn {turn}");
                 assert_eq!(lean.score, full.total_score);
                 assert_eq!(lean.steps as usize, full.steps.len());

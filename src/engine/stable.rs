@@ -28,6 +28,11 @@ impl StableBoard {
         self.board
     }
 
+    /// The board and its colour planes, for a move that works in their storage.
+    pub(crate) fn into_parts(self) -> (Board, ColorPlanes) {
+        (self.board, self.planes)
+    }
+
     /// The board's colour planes.
     pub(crate) fn planes(&self) -> &ColorPlanes {
         &self.planes
