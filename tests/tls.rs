@@ -599,3 +599,95 @@ fn half_or_broken_configurations_exit_non_zero_naming_the_flag() {
     assert_eq!(status, Some(2), "{stderr}");
     assert!(stderr.contains("--tls-key"), "{stderr}");
 }
+
+/// `matchgrid swap validate` (the CLI client) with `args`; returns (exit code, stdout, stderr).
+fn cli(args: Vec<String>) -> (Option<i32>, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_matchgrid"));
+    command.args([
+        "swap", "validate", "--board", "RRG/GGR", "--swap", "0,2:1,2",
+    ]);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("MATCHGRID_") {
+            command.env_remove(key);
+        }
+    }
+    let output = command
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the CLI");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// [`cli`] off the async runtime, bounded by [`STEP`].
+async fn cli_call(args: &[&str]) -> (Option<i32>, String, String) {
+    let args = args.iter().map(|s| (*s).to_owned()).collect();
+    within(
+        "CLI call",
+        STEP,
+        tokio::task::spawn_blocking(move || cli(args)),
+    )
+    .await
+    .expect("CLI task")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_client_speaks_mutual_tls() {
+    let dir = TempDir::new("cli");
+    let ca = Ca::new("matchgrid test CA");
+    let client_ca = Ca::new("matchgrid clients CA");
+    let mut flags = server_flags(&dir, &ca.server("server"));
+    dir.write("clients.crt", &client_ca.pem());
+    flags.extend(["--tls-client-ca".into(), dir.path("clients.crt")]);
+    let server = start(&flags);
+    let backend = client_ca.client("backend");
+    let ca_file = dir.write("ca.crt", &ca.pem()).display().to_string();
+    let cert = dir
+        .write("client.crt", &backend.cert_pem)
+        .display()
+        .to_string();
+    let key = dir
+        .write("client.key", &backend.key_pem)
+        .display()
+        .to_string();
+    // By IP address, with the name to verify given apart.
+    let url = format!("https://{}", server.addr);
+    let tls = [
+        "--server",
+        url.as_str(),
+        "--tls-ca",
+        ca_file.as_str(),
+        "--tls-server-name",
+        "localhost",
+    ];
+
+    let mut with_identity = tls.to_vec();
+    with_identity.extend(["--tls-cert", cert.as_str(), "--tls-key", key.as_str()]);
+    let (code, stdout, stderr) = cli_call(&with_identity).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("verdict: SWAP_VERDICT_OK"), "{stdout}");
+
+    // Without a client certificate the server refuses it; the error is one line.
+    let (code, _, stderr) = cli_call(&tls).await;
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+
+    // TLS flags with http://, https:// without a CA, half an identity: one line naming the flag.
+    let (code, _, stderr) =
+        cli_call(&["--server", "http://127.0.0.1:1", "--tls-ca", &ca_file]).await;
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("--tls-ca needs an https:// --server"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = cli_call(&["--server", &url]).await;
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("--tls-ca is required"), "{stderr}");
+    let (code, _, stderr) = cli_call(&["--server", &url, "--tls-cert", &cert]).await;
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--tls-key"), "{stderr}");
+}
