@@ -215,11 +215,22 @@ async fn connect(server: &str, tls: &ClientTls) -> Result<Channel, String> {
     })
 }
 
-/// The response of a call, or its status as one line (`Code: message`).
+/// The response of a call, or its status as one line (`Code: message`), followed by the
+/// causes of a transport failure (e.g. the TLS alert of a refused client certificate).
 fn reply<T>(result: Result<tonic::Response<T>, tonic::Status>) -> Result<T, String> {
-    result
-        .map(tonic::Response::into_inner)
-        .map_err(|status| format!("{:?}: {}", status.code(), status.message()))
+    result.map(tonic::Response::into_inner).map_err(|status| {
+        let mut message = format!("{:?}: {}", status.code(), status.message());
+        let mut source = std::error::Error::source(&status);
+        while let Some(cause) = source {
+            let text = cause.to_string();
+            if !message.contains(&text) {
+                message.push_str(": ");
+                message.push_str(&text);
+            }
+            source = cause.source();
+        }
+        message
+    })
 }
 
 /// A clap error message as one line: the text before its usage block or help hint, whitespace
