@@ -122,11 +122,20 @@ def check_manifests(paths: list[str]) -> int:
         p(ref.get("resource") == "limits.cpu",
           "MATCHGRID_WORKER_THREADS should come from resourceFieldRef limits.cpu")
 
-        # Probes: all native gRPC on the serving port.
+        # Probes: all native gRPC, on the serving port; with TLS on (kubelet
+        # gRPC probes cannot do TLS) on the plaintext health-only port instead.
+        tls = "MATCHGRID_TLS_CERT" in env
+        hlisten = env.get("MATCHGRID_HEALTH_LISTEN", {}).get("value")
+        if hlisten is not None:
+            p(hlisten.rsplit(":", 1)[-1] == str(ports.get("health")),
+              f"MATCHGRID_HEALTH_LISTEN {hlisten} disagrees with the health container port")
+        p(not tls or hlisten is not None,
+          "MATCHGRID_TLS_CERT set without MATCHGRID_HEALTH_LISTEN: gRPC probes cannot do TLS")
+        probe_port = ports.get("health") if tls else ports.get("grpc")
         for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
             grpc = c.get(probe, {}).get("grpc")
-            p(bool(grpc) and grpc.get("port") == ports.get("grpc"),
-              f"{probe} must be a grpc probe on port {ports.get('grpc')}")
+            p(bool(grpc) and grpc.get("port") == probe_port,
+              f"{probe} must be a grpc probe on port {probe_port}")
 
         # Shutdown budget: preStop sleep + drain must fit in the grace period.
         sleep = c.get("lifecycle", {}).get("preStop", {}).get("sleep", {}).get("seconds")
@@ -184,7 +193,8 @@ def check_manifests(paths: list[str]) -> int:
             p(selects(s["spec"].get("selector"), pod_labels),
               f"Service {sname} does not select the pods")
             sp = {pt["name"]: pt for pt in s["spec"].get("ports", [])}
-            for pname, proto in (("grpc", "kubernetes.io/h2c"), ("metrics", "http")):
+            grpc_proto = "https" if tls else "kubernetes.io/h2c"
+            for pname, proto in (("grpc", grpc_proto), ("metrics", "http")):
                 pt = sp.get(pname)
                 if p(pt is not None, f"Service {sname} lacks port {pname}"):
                     p(pt.get("appProtocol") == proto,

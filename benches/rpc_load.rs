@@ -25,6 +25,12 @@
 //!   throughput ratio (the result), then the median over rounds of each per-round ratio
 //!   (throughput, p99, server CPU per call).
 //!
+//! - **matchgrid TLS**: the same binary and settings with `--tls-cert`/`--tls-key` (an ECDSA
+//!   P-256 certificate made with rcgen at start), called over TLS 1.3 by the same client; the
+//!   last lines compare it with plaintext matchgrid in the same rounds (`RPC_LOAD_TLS=0` skips
+//!   it). Connections are made once per measurement, so this is the per-call cost of TLS on open
+//!   connections, not of handshakes.
+//!
 //! Settings (environment variables): `RPC_LOAD_ROUNDS` (default 5), `RPC_LOAD_SECS` (measured
 //! seconds per server per round, default 3), `RPC_LOAD_WARMUP_SECS` (default 1),
 //! `RPC_LOAD_CLIENT_THREADS` (client runtime workers, default 1), and `RPC_LOAD_COMPARE`: the
@@ -40,7 +46,7 @@ use matchgrid::proto::swap_puzzle_client::SwapPuzzleClient;
 use matchgrid::proto::swap_puzzle_server::{SwapPuzzle, SwapPuzzleServer};
 use matchgrid::proto::{self, ValidateSwapRequest, ValidateSwapResponse};
 use prost::Message;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Request, Response, Status};
 
 /// Connections per measurement.
@@ -129,6 +135,8 @@ impl SwapPuzzle for Echo {
 /// A server under test: a child process, killed when dropped.
 struct Server {
     child: Child,
+    /// How to reach it over TLS, if it serves TLS.
+    tls: Option<ClientTlsConfig>,
 }
 
 impl Server {
@@ -151,23 +159,47 @@ impl Server {
         });
         let line = rx.recv_timeout(START_TIMEOUT).expect("echo server address");
         let addr = line.trim().parse().expect("echo server address");
-        (Self { child }, addr)
+        (Self { child, tls: None }, addr)
     }
 
     fn matchgrid(binary: &str) -> (Self, SocketAddr) {
+        Self::matchgrid_with(binary, &[])
+    }
+
+    /// matchgrid serving TLS with a fresh self-signed certificate for `localhost`, written to
+    /// `dir`.
+    fn matchgrid_tls(binary: &str, dir: &std::path::Path) -> (Self, SocketAddr) {
+        let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+        std::fs::create_dir_all(dir).unwrap();
+        let (cert, key) = (dir.join("tls.crt"), dir.join("tls.key"));
+        std::fs::write(&cert, made.cert.pem()).unwrap();
+        std::fs::write(&key, made.signing_key.serialize_pem()).unwrap();
+        let (cert, key) = (cert.display().to_string(), key.display().to_string());
+        let (mut server, addr) =
+            Self::matchgrid_with(binary, &["--tls-cert", &cert, "--tls-key", &key]);
+        server.tls = Some(
+            ClientTlsConfig::new()
+                .ca_certificate(Certificate::from_pem(made.cert.pem()))
+                .domain_name("localhost"),
+        );
+        (server, addr)
+    }
+
+    fn matchgrid_with(binary: &str, extra: &[&str]) -> (Self, SocketAddr) {
         let listen: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
         let metrics = format!("127.0.0.1:{}", free_port());
         let child = Command::new(binary)
             .args(["serve", "--worker-threads", "1", "--listen"])
             .arg(listen.to_string())
             .args(["--metrics-listen", &metrics])
+            .args(extra)
             .env_remove("RUST_LOG")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {binary}: {e}"));
-        (Self { child }, listen)
+        (Self { child, tls: None }, listen)
     }
 
     /// CPU time used so far by all the server's threads, in nanoseconds (`schedstat`).
@@ -243,10 +275,14 @@ struct Measurement {
     rss_kib: Option<(u64, u64)>,
 }
 
-async fn connect(addr: SocketAddr) -> Vec<SwapPuzzleClient<Channel>> {
-    let endpoint = Endpoint::from_shared(format!("http://{addr}"))
+async fn connect(addr: SocketAddr, tls: Option<ClientTlsConfig>) -> Vec<SwapPuzzleClient<Channel>> {
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let mut endpoint = Endpoint::from_shared(format!("{scheme}://{addr}"))
         .unwrap()
         .tcp_nodelay(true);
+    if let Some(tls) = tls {
+        endpoint = endpoint.tls_config(tls).unwrap();
+    }
     let deadline = Instant::now() + START_TIMEOUT;
     let mut clients = Vec::with_capacity(CONNECTIONS);
     while clients.len() < CONNECTIONS {
@@ -304,7 +340,7 @@ async fn measure(
     warmup: Duration,
     window: Duration,
 ) -> Measurement {
-    let clients = connect(addr).await;
+    let clients = connect(addr, server.tls.clone()).await;
     let (_, errors) = load(&clients, request, Instant::now() + warmup).await;
     assert_eq!(errors, 0, "calls failed during warm-up against {addr}");
     let cpu_before = server.cpu_ns();
@@ -374,6 +410,12 @@ fn main() {
     servers.push(("echo (bare tonic)".to_owned(), echo, echo_addr));
     let (matchgrid, addr) = Server::matchgrid(env!("CARGO_BIN_EXE_matchgrid"));
     servers.push(("matchgrid".to_owned(), matchgrid, addr));
+    let tls_dir = std::env::temp_dir().join(format!("matchgrid-rpc-load-{}", std::process::id()));
+    let tls_index = (env_or("RPC_LOAD_TLS", 1) != 0).then(|| {
+        let (server, addr) = Server::matchgrid_tls(env!("CARGO_BIN_EXE_matchgrid"), &tls_dir);
+        servers.push(("matchgrid TLS".to_owned(), server, addr));
+        servers.len() - 1
+    });
     if let Ok(other) = std::env::var("RPC_LOAD_COMPARE") {
         let (server, addr) = Server::matchgrid(&other);
         println!("compare: {other}");
@@ -445,5 +487,30 @@ fn main() {
             median_of(&|r| r[index].cpu_us_per_call - r[0].cpu_us_per_call),
         );
     }
+    if let Some(tls) = tls_index {
+        let median_of = |f: &dyn Fn(&[Measurement]) -> f64| {
+            let mut values: Vec<f64> = results.iter().map(|round| f(round)).collect();
+            values.sort_by(f64::total_cmp);
+            values[rounds / 2]
+        };
+        println!("TLS vs plaintext matchgrid, medians over the {rounds} rounds:");
+        for (name, index) in [("plaintext", 1), ("TLS", tls)] {
+            println!(
+                "  {name:<10} {:>8.0} calls/s  p50 {:>5.0} µs  p99 {:>5.0} µs  server CPU {:>5.1} µs/call",
+                median_of(&|r| r[index].calls_per_second),
+                median_of(&|r| r[index].p50_us as f64),
+                median_of(&|r| r[index].p99_us as f64),
+                median_of(&|r| r[index].cpu_us_per_call),
+            );
+        }
+        println!(
+            "  TLS/plaintext per round: throughput {:.2}x, p50 {:.2}x, p99 {:.2}x, server CPU per call {:+.1} µs",
+            median_of(&|r| r[tls].calls_per_second / r[1].calls_per_second),
+            median_of(&|r| r[tls].p50_us as f64 / r[1].p50_us as f64),
+            median_of(&|r| r[tls].p99_us as f64 / r[1].p99_us as f64),
+            median_of(&|r| r[tls].cpu_us_per_call - r[1].cpu_us_per_call),
+        );
+    }
     drop(servers);
+    let _ = std::fs::remove_dir_all(&tls_dir);
 }

@@ -83,7 +83,7 @@ pub enum CollapseCommand {
 }
 
 pub(super) async fn run_collapse(args: ClientArgs<CollapseCommand>) -> Result<(), String> {
-    let mut client = CollapsePuzzleClient::new(connect(&args.server).await?);
+    let mut client = CollapsePuzzleClient::new(connect(&args.server, &args.tls).await?);
     let json = args.json;
     match args.command {
         CollapseCommand::Generate {

@@ -15,8 +15,10 @@ pub use collapse::{CollapseCommand, ScoringArg};
 pub use render::render_board;
 pub use swap::{RefillArg, SwapCommand};
 
+use std::path::{Path, PathBuf};
+
 use clap::{Args, Parser, Subcommand};
-use tonic::transport::Channel;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Identity};
 
 use crate::engine;
 use crate::proto;
@@ -45,7 +47,7 @@ pub enum Command {
 /// Options shared by client commands.
 #[derive(Debug, Args)]
 pub struct ClientArgs<C: Subcommand> {
-    /// Server address.
+    /// Server address: http://HOST:PORT, or https://HOST:PORT for TLS (needs --tls-ca).
     #[arg(
         long,
         global = true,
@@ -56,9 +58,92 @@ pub struct ClientArgs<C: Subcommand> {
     /// Print the response as JSON instead of grids.
     #[arg(long, global = true)]
     pub json: bool,
+    /// TLS settings for an https:// server.
+    #[command(flatten)]
+    pub tls: ClientTls,
     /// The client command.
     #[command(subcommand)]
     pub command: C,
+}
+
+/// TLS options of the client commands (used with an `https://` `--server`).
+#[derive(Clone, Debug, Default, Args)]
+pub struct ClientTls {
+    /// CA certificates (PEM) to verify the server's certificate with; required for https://
+    /// (no system roots are built in).
+    #[arg(long, global = true, env = "MATCHGRID_TLS_CA", value_name = "PEM")]
+    pub tls_ca: Option<PathBuf>,
+    /// Client certificate (PEM) to present, for servers that require mutual TLS; needs
+    /// --tls-key.
+    #[arg(
+        long,
+        global = true,
+        env = "MATCHGRID_TLS_CERT",
+        value_name = "PEM",
+        requires = "tls_key"
+    )]
+    pub tls_cert: Option<PathBuf>,
+    /// Private key (PEM) of --tls-cert.
+    #[arg(
+        long,
+        global = true,
+        env = "MATCHGRID_TLS_KEY",
+        value_name = "PEM",
+        requires = "tls_cert"
+    )]
+    pub tls_key: Option<PathBuf>,
+    /// Name to verify the server's certificate against, instead of the --server host (e.g.
+    /// when connecting by IP address).
+    #[arg(
+        long,
+        global = true,
+        env = "MATCHGRID_TLS_SERVER_NAME",
+        value_name = "NAME"
+    )]
+    pub tls_server_name: Option<String>,
+}
+
+impl ClientTls {
+    /// The tonic TLS config for `server`: `None` for `http://`, an error naming the flag for
+    /// TLS flags with `http://`, an `https://` server without `--tls-ca`, or an unreadable file.
+    pub fn config(&self, server: &str) -> Result<Option<ClientTlsConfig>, String> {
+        let https = server
+            .get(..8)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"));
+        if !https {
+            let given = [
+                ("--tls-ca", self.tls_ca.is_some()),
+                ("--tls-cert", self.tls_cert.is_some()),
+                ("--tls-server-name", self.tls_server_name.is_some()),
+            ];
+            return match given.iter().find(|(_, set)| *set) {
+                Some((flag, _)) => Err(format!(
+                    "{flag} needs an https:// --server (got {server:?})"
+                )),
+                None => Ok(None),
+            };
+        }
+        let ca = self
+            .tls_ca
+            .as_deref()
+            .ok_or_else(|| format!("--tls-ca is required with an https:// --server ({server})"))?;
+        let mut config =
+            ClientTlsConfig::new().ca_certificate(Certificate::from_pem(read("--tls-ca", ca)?));
+        if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
+            config = config.identity(Identity::from_pem(
+                read("--tls-cert", cert)?,
+                read("--tls-key", key)?,
+            ));
+        }
+        if let Some(name) = &self.tls_server_name {
+            config = config.domain_name(name.clone());
+        }
+        Ok(Some(config))
+    }
+}
+
+fn read(flag: &str, path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("{flag} {}: cannot read: {e}", path.display()))
 }
 
 fn parse_board(text: &str) -> Result<proto::Board, String> {
@@ -108,30 +193,44 @@ fn client_runtime() -> Result<tokio::runtime::Runtime, String> {
         .map_err(|e| e.to_string())
 }
 
-async fn connect(server: &str) -> Result<Channel, String> {
-    Channel::from_shared(server.to_owned())
-        .map_err(|e| format!("--server {server:?}: {e}"))?
-        .connect()
-        .await
-        .map_err(|e| {
-            let mut message = format!("cannot connect to {server}: {e}");
-            let mut source = std::error::Error::source(&e);
-            while let Some(cause) = source {
-                let text = format!(": {cause}");
-                if !message.ends_with(&text) {
-                    message.push_str(&text);
-                }
-                source = cause.source();
+async fn connect(server: &str, tls: &ClientTls) -> Result<Channel, String> {
+    let mut endpoint =
+        Channel::from_shared(server.to_owned()).map_err(|e| format!("--server {server:?}: {e}"))?;
+    if let Some(config) = tls.config(server)? {
+        endpoint = endpoint
+            .tls_config(config)
+            .map_err(|e| format!("TLS settings for {server}: {e}"))?;
+    }
+    endpoint.connect().await.map_err(|e| {
+        let mut message = format!("cannot connect to {server}: {e}");
+        let mut source = std::error::Error::source(&e);
+        while let Some(cause) = source {
+            let text = format!(": {cause}");
+            if !message.ends_with(&text) {
+                message.push_str(&text);
             }
-            message
-        })
+            source = cause.source();
+        }
+        message
+    })
 }
 
-/// The response of a call, or its status as one line (`Code: message`).
+/// The response of a call, or its status as one line (`Code: message`), followed by the
+/// causes of a transport failure (e.g. the TLS alert of a refused client certificate).
 fn reply<T>(result: Result<tonic::Response<T>, tonic::Status>) -> Result<T, String> {
-    result
-        .map(tonic::Response::into_inner)
-        .map_err(|status| format!("{:?}: {}", status.code(), status.message()))
+    result.map(tonic::Response::into_inner).map_err(|status| {
+        let mut message = format!("{:?}: {}", status.code(), status.message());
+        let mut source = std::error::Error::source(&status);
+        while let Some(cause) = source {
+            let text = cause.to_string();
+            if !message.contains(&text) {
+                message.push_str(": ");
+                message.push_str(&text);
+            }
+            source = cause.source();
+        }
+        message
+    })
 }
 
 /// A clap error message as one line: the text before its usage block or help hint, whitespace

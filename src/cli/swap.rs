@@ -89,7 +89,7 @@ pub enum SwapCommand {
 }
 
 pub(super) async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String> {
-    let mut client = SwapPuzzleClient::new(connect(&args.server).await?);
+    let mut client = SwapPuzzleClient::new(connect(&args.server, &args.tls).await?);
     let json = args.json;
     match args.command {
         SwapCommand::Generate {

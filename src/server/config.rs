@@ -2,6 +2,7 @@
 //! validated by clap at start-up (a bad value exits non-zero with a message naming it).
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
@@ -71,6 +72,40 @@ pub struct ServeConfig {
     /// ClusterIP Service); in-flight calls get a further 10s grace.
     #[arg(long, env = "MATCHGRID_MAX_CONNECTION_AGE", default_value = "300s", value_parser = parse_duration)]
     pub max_connection_age: Duration,
+
+    /// Server certificate chain, PEM (leaf first). Turns TLS on for the gRPC port (health and
+    /// reflection included); needs --tls-key. The files are re-read when they change.
+    #[arg(
+        long,
+        env = "MATCHGRID_TLS_CERT",
+        value_name = "PEM",
+        requires = "tls_key"
+    )]
+    pub tls_cert: Option<PathBuf>,
+
+    /// Private key for --tls-cert, PEM (PKCS#8, PKCS#1 or SEC1).
+    #[arg(
+        long,
+        env = "MATCHGRID_TLS_KEY",
+        value_name = "PEM",
+        requires = "tls_cert"
+    )]
+    pub tls_key: Option<PathBuf>,
+
+    /// CA certificates, PEM: turns on mutual TLS; clients must present a certificate signed by
+    /// one of them or are refused at the handshake. Needs --tls-cert and --tls-key.
+    #[arg(long, env = "MATCHGRID_TLS_CLIENT_CA", value_name = "PEM", requires_all = ["tls_cert", "tls_key"])]
+    pub tls_client_ca: Option<PathBuf>,
+
+    /// How often the TLS files are checked for changes (modification time and size); changed
+    /// files are loaded for new connections, broken ones are logged and the old ones kept.
+    #[arg(long, env = "MATCHGRID_TLS_RELOAD_INTERVAL", default_value = "5s", value_parser = parse_duration)]
+    pub tls_reload_interval: Duration,
+
+    /// Plaintext health-only listen address (host:port), off by default: serves only
+    /// grpc.health.v1.Health, for Kubernetes probes, which cannot present a client certificate.
+    #[arg(long, env = "MATCHGRID_HEALTH_LISTEN")]
+    pub health_listen: Option<SocketAddr>,
 
     /// Log format.
     #[arg(long, env = "MATCHGRID_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]

@@ -9,10 +9,12 @@
 pub mod config;
 pub mod exempt;
 pub mod observe;
+pub mod tls;
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use futures_util::FutureExt as _;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
 use tokio::net::TcpListener;
 use tonic::codec::CompressionEncoding;
@@ -145,6 +147,10 @@ fn termination_signal() -> Result<impl std::future::Future<Output = ()>, String>
 
 /// Serves the gRPC API and the metrics endpoint until a termination signal, then drains.
 pub async fn serve(config: ServeConfig) -> Result<(), String> {
+    // TLS files are checked before anything binds, so a bad one refuses to start.
+    let tls = tls::TlsFiles::from_config(&config)
+        .map(|files| tls::ServerTls::start(files, config.tls_reload_interval))
+        .transpose()?;
     let (prometheus, exporter) = PrometheusBuilder::new()
         .with_http_listener(config.metrics_listen)
         .set_buckets_for_metric(
@@ -187,11 +193,16 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
     let local: SocketAddr = listener.local_addr().map_err(|e| e.to_string())?;
-    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
+    if let Some(addr) = config.health_listen {
+        let bound =
+            tls::spawn_health_port(addr, with_codec_settings!(health_service.clone(), limit))
+                .await?;
+        tracing::info!(health = %bound, "plaintext health-only port listening");
+    }
 
     let layers = call_layers(config.request_timeout, config.concurrency_limit);
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = Server::builder()
+    let router = Server::builder()
         .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
         .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
         .max_connection_age(config.max_connection_age)
@@ -200,16 +211,29 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         .add_service(with_codec_settings!(health_service, limit))
         .add_service(with_codec_settings!(reflection, limit))
         .add_service(swap)
-        .add_service(collapse)
-        .serve_with_incoming_shutdown(incoming, async {
-            let _ = stop_rx.await;
-        });
+        .add_service(collapse);
+    let stopped = async {
+        let _ = stop_rx.await;
+    };
+    let server = match &tls {
+        None => {
+            let incoming =
+                tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
+            router
+                .serve_with_incoming_shutdown(incoming, stopped)
+                .boxed()
+        }
+        Some(tls) => router
+            .serve_with_incoming_shutdown(tls.incoming(listener), stopped)
+            .boxed(),
+    };
     let mut server = tokio::spawn(server);
 
     set_all(&reporter, ServingStatus::Serving).await;
     tracing::info!(
         listen = %local,
         metrics = %config.metrics_listen,
+        tls = tls.as_ref().map_or("off", |t| if t.mutual() { "mutual" } else { "on" }),
         workers = config.effective_worker_threads(),
         "matchgrid serving"
     );
