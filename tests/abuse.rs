@@ -36,6 +36,15 @@ fn endless_cascade() -> ResolveCascadeRequest {
     }
 }
 
+/// What a framing case is called, its extra headers, its body (None: no body at all) and the
+/// ErrorInfo reason expected.
+type FramingCase = (
+    &'static str,
+    Vec<(&'static str, &'static str)>,
+    Option<Vec<u8>>,
+    &'static str,
+);
+
 /// Fault 1: every kind of malformed framing is INVALID_ARGUMENT with its own reason, on a
 /// puzzle method and on health alike (tonic says INTERNAL, or OK for a second message).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -46,7 +55,7 @@ async fn malformed_framing_is_invalid_argument_with_a_reason() {
     two.extend(frame(0, &valid));
     let mut long_prefix = frame(0, &valid);
     long_prefix.truncate(long_prefix.len() - 2);
-    let cases: Vec<(&str, Vec<(&str, &str)>, Option<Vec<u8>>, &str)> = vec![
+    let cases: Vec<FramingCase> = vec![
         ("no body at all", vec![], None, "EMPTY_REQUEST"),
         ("an empty DATA frame", vec![], Some(vec![]), "EMPTY_REQUEST"),
         (

@@ -121,19 +121,21 @@ pub fn resolve_cascade(
     })
 }
 
-/// Most bytes one recorded cascade step can hold per board cell while a reply is built: the
-/// engine's step (a group cell, a spawn or a fall per cell, about 20 bytes, and the board after
-/// the step) plus its protobuf form (about 28 bytes, 4 more with per-step boards), rounded up
-/// for allocation slack.
-pub const STEP_BYTES_PER_CELL: u64 = 64;
+/// Bytes one recorded cascade step holds per board cell while a reply is built, at the rate
+/// measured on the worst case known (a 64x64 board of one colour refilled from 2 colours:
+/// ~112 MB over 1000 steps, about 27 bytes a cell a step: the engine's groups, falls, spawns
+/// and board after each step). A step that clears and refills every cell could take about
+/// twice that.
+pub const STEP_BYTES_PER_CELL: u64 = 32;
 
 /// Memory a ResolveCascade call may use for its recorded steps, as a multiple of the message
-/// size limit.
+/// size limit (at [`STEP_BYTES_PER_CELL`]).
 pub const CASCADE_MEMORY_MULTIPLE: u64 = 8;
 
 /// The most steps recorded for a board of `cells` cells within
-/// [`CASCADE_MEMORY_MULTIPLE`] times `max_response_bytes` (at least 1): 32 for a 64x64 board at
-/// the default 1 MiB limit, 128 for 32x32, 512 for 16x16, above [`MAX_MAX_STEPS`] below that.
+/// [`CASCADE_MEMORY_MULTIPLE`] times `max_response_bytes` (at least 1): 64 for a 64x64 board
+/// at the default 1 MiB limit (the 4-colour cascade from a 64x64 board of one colour, a 910 KB
+/// reply, takes 46), 256 for 32x32, [`MAX_MAX_STEPS`] or more from 16x16 down.
 pub fn recorded_steps_cap(cells: u64, max_response_bytes: usize) -> u32 {
     let budget = CASCADE_MEMORY_MULTIPLE.saturating_mul(max_response_bytes as u64);
     let per_step = STEP_BYTES_PER_CELL.saturating_mul(cells.max(1));
