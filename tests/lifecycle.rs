@@ -1,5 +1,6 @@
 //! Server lifecycle against the real binary: health entries across start and SIGTERM/SIGINT,
-//! graceful shutdown with open Watch streams and in-flight calls, bounded by the grace period.
+//! graceful shutdown with open Watch streams (sent NOT_SERVING, then ended) and in-flight
+//! calls, bounded by the grace period.
 mod common;
 mod ops_support;
 
@@ -149,14 +150,8 @@ async fn sigterm_turns_every_entry_not_serving_then_exits_within_grace() {
 
     let signalled = Instant::now();
     server.sigterm();
+    // Every Watch stream sees NOT_SERVING before it ends (the server ends them at shutdown).
     expect_not_serving(&mut streams).await;
-    // NOT_SERVING arrives while the server still drains (the open Watch streams keep it up
-    // until the grace period ends), not only when it exits.
-    assert!(
-        server.child.try_wait().unwrap().is_none(),
-        "the process exited before its Watch streams saw NOT_SERVING ({:?} after SIGTERM)",
-        signalled.elapsed()
-    );
 
     let status = wait_exit(&mut server.child, grace + EXIT_SLACK)
         .await
@@ -173,9 +168,12 @@ async fn sigterm_turns_every_entry_not_serving_then_exits_within_grace() {
     let sigterm = find_line(&log, &["SIGTERM received"]).expect("a 'SIGTERM received' log line");
     let draining = find_line(&log, &["draining in-flight calls"]).expect("a 'draining' line");
     assert!(sigterm < draining, "log order: {log:#?}");
+    // The Watch streams are ended at shutdown, so the drain completes instead of running out
+    // the grace period (issue 11, fault 6).
     assert!(
-        find_line(&log, &["shutdown grace elapsed"]).is_some(),
-        "open Watch streams outlive the grace period, which the log should say: {log:#?}"
+        find_line(&log, &["drained; exiting"]).is_some()
+            && find_line(&log, &["shutdown grace elapsed"]).is_none(),
+        "open Watch streams must not hold the drain until the grace period ends: {log:#?}"
     );
 }
 
@@ -297,8 +295,9 @@ async fn drain_scenario(attempt: u32) -> bool {
     let finished = find_line(&log, &["GenerateBoard", "rpc finished"])
         .unwrap_or_else(|| panic!("no 'rpc finished' line for GenerateBoard: {log:#?}"));
     assert!(
-        find_line(&log, &["shutdown grace elapsed"]).is_some(),
-        "the open Watch stream outlives the grace period, which the log should say: {log:#?}"
+        find_line(&log, &["drained; exiting"]).is_some()
+            && find_line(&log, &["shutdown grace elapsed"]).is_none(),
+        "the open Watch stream must not hold the drain until the grace period ends: {log:#?}"
     );
     if finished < sigterm {
         eprintln!(

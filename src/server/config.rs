@@ -64,6 +64,12 @@ pub struct ServeConfig {
           value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub concurrency_limit: u32,
 
+    /// Longest a heavy request (a board above the inline limits) waits for a heavy-work slot
+    /// (twice the CPUs) before it is answered RESOURCE_EXHAUSTED (reason `HEAVY_WORK_BUSY`);
+    /// shorter when the client's own deadline (`grpc-timeout`) is nearer.
+    #[arg(long, env = "MATCHGRID_HEAVY_WORK_WAIT", default_value = "100ms", value_parser = parse_duration)]
+    pub heavy_work_wait: Duration,
+
     /// After SIGTERM/SIGINT: how long in-flight calls may drain before the process exits anyway.
     #[arg(long, env = "MATCHGRID_SHUTDOWN_GRACE", default_value = "20s", value_parser = parse_duration)]
     pub shutdown_grace: Duration,

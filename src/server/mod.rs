@@ -2,12 +2,18 @@
 //!
 //! Lifecycle: every health entry (`""`, `matchgrid.v1.SwapPuzzle`,
 //! `matchgrid.v1.CollapsePuzzle`) starts NOT_SERVING, turns SERVING once the listener is bound,
-//! and turns NOT_SERVING the moment SIGTERM or SIGINT arrives. The server then stops accepting,
-//! lets in-flight calls finish, and exits after at most `shutdown_grace` even if clients hold
-//! Watch streams or idle connections open.
+//! and turns NOT_SERVING the moment SIGTERM or SIGINT arrives. Every open health `Watch` stream
+//! then gets that NOT_SERVING and ends (UNAVAILABLE, reason `SHUTTING_DOWN`); the server stops
+//! accepting, lets in-flight calls finish, and exits as soon as they have, or after at most
+//! `shutdown_grace` if clients hold other streams open.
+//!
+//! Compression: responses of at most [`COMPRESS_MAX_BYTES`] are compressed when the client
+//! accepts gzip or zstd; larger ones go uncompressed (see
+//! [`crate::transport::COMPRESS_MAX_BYTES`]).
 
 pub mod config;
 pub mod exempt;
+pub mod framing;
 pub mod observe;
 pub mod tls;
 
@@ -22,13 +28,14 @@ use tonic::transport::Server;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 use tower::layer::util::{Identity, Stack};
-use tower::limit::GlobalConcurrencyLimitLayer;
-use tower::load_shed::LoadShedLayer;
 use tower::timeout::TimeoutLayer;
 
 pub use config::{LogFormat, ServeConfig};
 use exempt::ExemptLayer;
+use framing::FramingLayer;
 use observe::{LATENCY_BUCKETS, ObserveLayer};
+
+pub use crate::transport::COMPRESS_MAX_BYTES;
 
 use crate::proto::collapse_puzzle_server::CollapsePuzzleServer;
 use crate::proto::swap_puzzle_server::SwapPuzzleServer;
@@ -61,25 +68,31 @@ macro_rules! with_codec_settings {
     };
 }
 
-/// The limits every call but health checks passes: timeout, then load shedding at the
-/// concurrency limit (the limit is shared by all connections).
-pub type LimitLayers =
-    Stack<GlobalConcurrencyLimitLayer, Stack<LoadShedLayer, Stack<TimeoutLayer, Identity>>>;
+/// The limits every call but health checks passes inside [`ObserveLayer`] (which applies the
+/// concurrency limit itself, so a call holds its slot until its response body is written):
+/// the request timeout.
+pub type LimitLayers = Stack<TimeoutLayer, Identity>;
 
 /// The layers around every call (see [`call_layers`]).
 pub type CallLayers = Stack<ExemptLayer<LimitLayers>, Stack<ObserveLayer, Identity>>;
 
-/// The layers the server puts around every call, outermost first: telemetry and panic catching
-/// ([`ObserveLayer`]), then the limits ([`LimitLayers`]) for every path but health checks
-/// ([`ExemptLayer`]).
+/// The layers the server puts around every call, outermost first: the concurrency limit,
+/// telemetry and panic catching ([`ObserveLayer`]; health checks skip the limit), then the
+/// timeout ([`LimitLayers`]) for every path but health checks ([`ExemptLayer`]).
 pub fn call_layers(request_timeout: Duration, concurrency_limit: u32) -> CallLayers {
+    layers_around(
+        ObserveLayer::new(request_timeout, concurrency_limit),
+        request_timeout,
+    )
+}
+
+/// [`call_layers`] with a given [`ObserveLayer`] (the server keeps its stream-shutdown handle).
+fn layers_around(observe: ObserveLayer, request_timeout: Duration) -> CallLayers {
     let limits = tower::ServiceBuilder::new()
         .layer(TimeoutLayer::new(request_timeout))
-        .load_shed()
-        .layer(GlobalConcurrencyLimitLayer::new(concurrency_limit as usize))
         .into_inner();
     tower::ServiceBuilder::new()
-        .layer(ObserveLayer::new(request_timeout, concurrency_limit))
+        .layer(observe.exempt(HEALTH_PATHS))
         .layer(ExemptLayer::new(limits, HEALTH_PATHS))
         .into_inner()
 }
@@ -184,6 +197,7 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
     let limit = config.max_message_bytes as usize;
     let limits = ServiceLimits {
         max_response_bytes: limit,
+        heavy_work_wait: config.heavy_work_wait,
     };
     let swap = with_codec_settings!(SwapPuzzleServer::new(SwapService { limits }), limit);
     let collapse =
@@ -200,7 +214,9 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         tracing::info!(health = %bound, "plaintext health-only port listening");
     }
 
-    let layers = call_layers(config.request_timeout, config.concurrency_limit);
+    let observe = ObserveLayer::new(config.request_timeout, config.concurrency_limit);
+    let stream_shutdown = observe.stream_shutdown();
+    let layers = layers_around(observe, config.request_timeout);
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let router = Server::builder()
         .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
@@ -208,6 +224,7 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         .max_connection_age(config.max_connection_age)
         .max_connection_age_grace(CONNECTION_AGE_GRACE)
         .layer(layers)
+        .layer(FramingLayer)
         .add_service(with_codec_settings!(health_service, limit))
         .add_service(with_codec_settings!(reflection, limit))
         .add_service(swap)
@@ -249,6 +266,8 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         }
     }
     set_all(&reporter, ServingStatus::NotServing).await;
+    // After NOT_SERVING is set, so every Watch sends it before it ends.
+    stream_shutdown.end_streams();
     tracing::info!(grace = ?config.shutdown_grace, "draining in-flight calls");
     let _ = stop_tx.send(());
     match tokio::time::timeout(config.shutdown_grace, server).await {

@@ -1,23 +1,34 @@
-//! One tower layer around every RPC: a tracing span with method, gRPC code and latency;
-//! Prometheus metrics; panics and middleware errors turned into proper gRPC statuses.
+//! One tower layer around every RPC: the concurrency limit (a request holds its slot until
+//! its response body is fully written, compression included); a tracing span with method,
+//! gRPC code and latency; Prometheus metrics; panics, middleware errors and tonic's codec
+//! errors turned into proper gRPC statuses, every one with a `google.rpc.ErrorInfo`; and, at
+//! shutdown, the end of long-lived health `Watch` streams.
 //!
 //! Metrics (names are stable):
 //! - `matchgrid_requests_total{method, code}`: finished requests by gRPC code name;
-//! - `matchgrid_request_duration_seconds{method}`: latency histogram, to response headers;
+//! - `matchgrid_request_duration_seconds{method}`: latency histogram, to the end of the
+//!   response body (the last byte handed to the connection, trailers included);
 //! - `matchgrid_requests_in_flight`: requests being served;
 //! - `matchgrid_requests_shed_total`: requests refused at the concurrency limit.
+//!
+//! Shed and timed-out requests are logged at most once per [`LOG_INTERVAL`] each, with the
+//! number of events since the previous line (the metrics count every one).
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use futures_util::future::Either;
 use futures_util::{FutureExt, TryFutureExt};
-use http::HeaderName;
+use http::{HeaderMap, HeaderName};
+use http_body::{Body as HttpBody, Frame, SizeHint};
 use metrics::{Counter, Gauge, Histogram};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tonic::{Code, Status};
 use tower::{BoxError, Layer, Service};
 use tracing::Instrument;
@@ -30,12 +41,83 @@ pub const LATENCY_BUCKETS: &[f64] = &[
     0.25, 0.5, 1.0, 2.5, 5.0,
 ];
 
-/// The layer. `request_timeout` and `concurrency_limit` only word the DEADLINE_EXCEEDED and
-/// RESOURCE_EXHAUSTED messages; the metric handles are shared by every service it wraps.
+/// The layer. `concurrency_limit` slots are shared by every service it wraps (and every
+/// connection); `request_timeout` only words the DEADLINE_EXCEEDED message; the metric handles
+/// are shared too.
 #[derive(Clone, Debug)]
 pub struct ObserveLayer {
     settings: Settings,
     metrics: Arc<CallMetrics>,
+    slots: Arc<Semaphore>,
+    exempt: &'static [&'static str],
+    shutdown: watch::Sender<bool>,
+}
+
+/// Ends the health `Watch` streams of an [`ObserveLayer`] (see [`ObserveLayer::stream_shutdown`]).
+#[derive(Clone, Debug)]
+pub struct StreamShutdown(watch::Sender<bool>);
+
+impl StreamShutdown {
+    /// Ends every open `Watch` stream once it has sent what it has ready (call it after setting
+    /// the health entries NOT_SERVING, so that status goes out first), with UNAVAILABLE and
+    /// reason `SHUTTING_DOWN`; streams opened afterwards end the same way.
+    pub fn end_streams(&self) {
+        self.0.send_replace(true);
+    }
+}
+
+/// Server-streaming paths that stay open until the client leaves, ended at shutdown.
+const LONG_LIVED_PATHS: &[&str] = &["/grpc.health.v1.Health/Watch"];
+
+/// The least time between two log lines about shed, or timed-out, requests.
+pub const LOG_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Logs an event at most once per [`LOG_INTERVAL`], with the count since the previous line.
+#[derive(Debug)]
+pub struct LogThrottle {
+    origin: Instant,
+    /// Milliseconds since `origin` of the last line, plus one (0: never logged).
+    last_logged: AtomicU64,
+    pending: AtomicU64,
+}
+
+impl Default for LogThrottle {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LogThrottle {
+    /// A throttle that has not logged yet.
+    pub fn new() -> Self {
+        Self {
+            origin: Instant::now(),
+            last_logged: AtomicU64::new(0),
+            pending: AtomicU64::new(0),
+        }
+    }
+
+    /// Counts one event; returns the number of events to report when a line is due now (the
+    /// caller logs it), None otherwise.
+    pub fn event(&self) -> Option<u64> {
+        self.pending.fetch_add(1, Ordering::Relaxed);
+        let now = self.origin.elapsed().as_millis() as u64 + 1;
+        let last = self.last_logged.load(Ordering::Relaxed);
+        if last != 0 && now - last < LOG_INTERVAL.as_millis() as u64 {
+            return None;
+        }
+        self.last_logged
+            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+            .ok()?;
+        Some(self.pending.swap(0, Ordering::Relaxed))
+    }
+}
+
+/// Shared per-layer throttles.
+#[derive(Debug, Default)]
+struct LogThrottles {
+    shed: LogThrottle,
+    timeout: LogThrottle,
 }
 
 /// What error messages need to know about the configuration.
@@ -56,7 +138,22 @@ impl ObserveLayer {
                 concurrency_limit,
             },
             metrics: Arc::new(CallMetrics::new()),
+            slots: Arc::new(Semaphore::new(concurrency_limit as usize)),
+            exempt: &[],
+            shutdown: watch::Sender::new(false),
         }
+    }
+
+    /// Requests whose path starts with one of `prefixes` skip the concurrency limit (health
+    /// checks must answer truthfully under overload).
+    pub fn exempt(mut self, prefixes: &'static [&'static str]) -> Self {
+        self.exempt = prefixes;
+        self
+    }
+
+    /// The handle that ends this layer's long-lived streams at shutdown.
+    pub fn stream_shutdown(&self) -> StreamShutdown {
+        StreamShutdown(self.shutdown.clone())
     }
 }
 
@@ -68,6 +165,9 @@ impl<S> Layer<S> for ObserveLayer {
             inner,
             settings: self.settings,
             metrics: Arc::clone(&self.metrics),
+            slots: Arc::clone(&self.slots),
+            exempt: self.exempt,
+            shutdown: self.shutdown.clone(),
         }
     }
 }
@@ -78,6 +178,9 @@ pub struct Observe<S> {
     inner: S,
     settings: Settings,
     metrics: Arc<CallMetrics>,
+    slots: Arc<Semaphore>,
+    exempt: &'static [&'static str],
+    shutdown: watch::Sender<bool>,
 }
 
 /// Every RPC this server serves, as gRPC paths: the only values of the `method` label.
@@ -126,6 +229,7 @@ const CODE_COUNT: usize = 17;
 struct CallMetrics {
     in_flight: Gauge,
     shed: Counter,
+    logs: LogThrottles,
     /// Indexed like [`METHOD_LABELS`].
     methods: [MethodMetrics; METHOD_LABELS.len()],
 }
@@ -143,6 +247,7 @@ impl CallMetrics {
         Self {
             in_flight: metrics::gauge!("matchgrid_requests_in_flight"),
             shed: metrics::counter!("matchgrid_requests_shed_total"),
+            logs: LogThrottles::default(),
             methods: std::array::from_fn(|_| MethodMetrics::default()),
         }
     }
@@ -169,41 +274,156 @@ impl CallMetrics {
     }
 }
 
-/// One call's metrics: in flight from creation; counted and timed by [`CallRecord::finish`],
-/// or, if the call is dropped first (the client's deadline passed or it cancelled), counted as
-/// CANCELLED when dropped.
+/// One call's metrics: in flight from creation; counted and timed by [`CallRecord::finish`]
+/// at the end of the response body, or when dropped: with the response's code if it was
+/// complete in its headers (trailers-only), else as CANCELLED (the client's deadline passed or
+/// it cancelled before the end).
 struct CallRecord {
     metrics: Arc<CallMetrics>,
     method: usize,
     started: Instant,
     finished: bool,
+    /// The code to count when dropped.
+    code_on_drop: Code,
+    span: tracing::Span,
 }
 
 impl CallRecord {
-    fn start(metrics: Arc<CallMetrics>, method: usize) -> Self {
+    fn start(metrics: Arc<CallMetrics>, method: usize, span: tracing::Span) -> Self {
         metrics.in_flight.increment(1.0);
         Self {
             metrics,
             method,
             started: Instant::now(),
             finished: false,
+            code_on_drop: Code::Cancelled,
+            span,
         }
     }
 
-    fn finish(&mut self, code: Code) -> Duration {
+    fn finish(&mut self, code: Code) {
+        if self.finished {
+            return;
+        }
         let elapsed = self.started.elapsed();
         self.metrics.finish(self.method, code, elapsed);
         self.finished = true;
-        elapsed
+        // Skips formatting the fields when the span is filtered out (the default).
+        if !self.span.is_disabled() {
+            self.span.record("code", code_name(code));
+            self.span.record("latency_us", elapsed.as_micros() as u64);
+        }
+        self.span.in_scope(|| tracing::debug!("rpc finished"));
     }
 }
 
 impl Drop for CallRecord {
     fn drop(&mut self) {
         if !self.finished {
-            self.finish(Code::Cancelled);
+            self.finish(self.code_on_drop);
         }
         self.metrics.in_flight.decrement(1.0);
+    }
+}
+
+/// A response body that keeps its call's concurrency slot and metrics record until it is fully
+/// written (so response encoding and compression count against the limit and the latency),
+/// adds an ErrorInfo to an error status in its trailers, and ends a long-lived stream at
+/// shutdown.
+pub struct CallBody<B> {
+    inner: B,
+    record: Option<CallRecord>,
+    _permit: Option<OwnedSemaphorePermit>,
+    shutdown: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
+    ended: bool,
+}
+
+impl<B: std::fmt::Debug> std::fmt::Debug for CallBody<B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallBody")
+            .field("inner", &self.inner)
+            .field("ended", &self.ended)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<B> CallBody<B> {
+    fn new(inner: B, record: CallRecord, permit: Option<OwnedSemaphorePermit>) -> Self {
+        Self {
+            inner,
+            record: Some(record),
+            _permit: permit,
+            shutdown: None,
+            ended: false,
+        }
+    }
+
+    fn finish(&mut self, code: Code) {
+        if let Some(mut record) = self.record.take() {
+            record.finish(code);
+        }
+    }
+}
+
+impl<B> HttpBody for CallBody<B>
+where
+    B: HttpBody<Data = Bytes> + Unpin,
+{
+    type Data = Bytes;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
+        let this = &mut *self;
+        if this.ended {
+            return Poll::Ready(None);
+        }
+        match Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(Some(Ok(mut frame))) => {
+                if let Some(trailers) = frame.trailers_mut() {
+                    let code = remap_codec_errors(trailers);
+                    this.finish(code);
+                }
+                Poll::Ready(Some(Ok(frame)))
+            }
+            Poll::Ready(Some(Err(error))) => {
+                this.ended = true;
+                this.finish(Code::Internal);
+                Poll::Ready(Some(Err(error)))
+            }
+            Poll::Ready(None) => {
+                this.ended = true;
+                // A body without trailers (none of ours): OK so far.
+                this.finish(Code::Ok);
+                Poll::Ready(None)
+            }
+            Poll::Pending => {
+                let shutting_down = this
+                    .shutdown
+                    .as_mut()
+                    .is_some_and(|shutdown| shutdown.as_mut().poll(cx).is_ready());
+                if !shutting_down {
+                    return Poll::Pending;
+                }
+                // Everything the stream had ready is sent; end it.
+                this.ended = true;
+                let status = status::shutting_down();
+                let mut trailers = HeaderMap::new();
+                let _ = status.add_header(&mut trailers);
+                this.finish(status.code());
+                Poll::Ready(Some(Ok(Frame::trailers(trailers))))
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.ended || self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
     }
 }
 
@@ -243,48 +463,108 @@ fn header_code<B>(response: &http::Response<B>) -> Code {
         .map_or(Code::Ok, Code::from_i32)
 }
 
-/// The response's `grpc-message`, percent-decoded as the gRPC wire format requires.
-fn grpc_message<B>(response: &http::Response<B>) -> String {
-    response
-        .headers()
+const GRPC_STATUS_DETAILS: HeaderName = HeaderName::from_static("grpc-status-details-bin");
+
+/// The gRPC code in a header map (`grpc-status`), if any.
+fn code_in(headers: &HeaderMap) -> Option<Code> {
+    headers
+        .get(GRPC_STATUS)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<i32>().ok())
+        .map(Code::from_i32)
+}
+
+/// The field path in a prost decode error (`Board.width: ValidateSwapRequest.board: invalid
+/// varint`, innermost first) as `board.width`; `request` when it names none.
+fn decode_error_field(detail: &str) -> String {
+    let parts: Vec<&str> = detail.split(": ").collect();
+    let fields: Vec<&str> = parts[..parts.len().saturating_sub(1)]
+        .iter()
+        .rev()
+        .filter_map(|part| part.rsplit_once('.').map(|(_, field)| field))
+        .collect();
+    if fields.is_empty() {
+        "request".to_owned()
+    } else {
+        fields.join(".")
+    }
+}
+
+/// The status that replaces an error status from tonic or a library service (codec errors,
+/// unknown methods, health's NOT_FOUND), or None to keep it as it is:
+/// - a message over the configured size limit is OUT_OF_RANGE in tonic, RESOURCE_EXHAUSTED here
+///   ("a request exceeds a configured limit"), reason `REQUEST_TOO_LARGE` with a QuotaFailure;
+/// - a body that is not a valid protobuf message, not valid data for its declared compression,
+///   or not well framed is INTERNAL in tonic (following gRPC's library convention),
+///   INVALID_ARGUMENT here ("malformed request"; INTERNAL is kept for our bugs), reason
+///   `MALFORMED_MESSAGE` (with a BadRequest naming the field), `MALFORMED_COMPRESSION` or
+///   `MALFORMED_FRAME`;
+/// - any other error without details gets an ErrorInfo whose reason is its code's name.
+fn replacement(code: Code, message: &str, has_details: bool) -> Option<Status> {
+    const DECODE: &str = "failed to decode Protobuf message";
+    match code {
+        Code::Ok => None,
+        Code::OutOfRange if message.contains("message length too large") => {
+            Some(status::request_too_large(message.to_owned()))
+        }
+        Code::Internal if message.starts_with(DECODE) => {
+            let detail = message[DECODE.len()..].trim_start_matches(':').trim();
+            Some(status::malformed_message(
+                decode_error_field(detail),
+                message.to_owned(),
+            ))
+        }
+        Code::Internal if message.starts_with("Error decompressing") => {
+            Some(status::malformed_compression(message.to_owned()))
+        }
+        Code::Internal
+            if message.starts_with("Missing request message")
+                || message.starts_with("Unexpected EOF")
+                || message.starts_with("protocol error") =>
+        {
+            Some(status::malformed_frame(
+                "MALFORMED_FRAME",
+                message.to_owned(),
+            ))
+        }
+        _ if has_details => None,
+        _ => Some(status::with_reason(
+            code,
+            code_name(code),
+            message.to_owned(),
+        )),
+    }
+}
+
+/// Brings an error status in `headers` (a trailers-only response's headers, or trailers) in
+/// line with docs/rules.md section 4 (see [`replacement`]; no matchgrid handler returns
+/// OUT_OF_RANGE or INTERNAL but for a panic, which carries details, so the rewrite is exact).
+///
+/// Returns the code after the rewrite; OK when `headers` carry no status.
+fn remap_codec_errors(headers: &mut HeaderMap) -> Code {
+    let Some(code) = code_in(headers) else {
+        return Code::Ok;
+    };
+    if code == Code::Ok {
+        return code;
+    }
+    let message = headers
         .get(GRPC_MESSAGE)
         .map(|v| {
             percent_encoding::percent_decode(v.as_bytes())
                 .decode_utf8_lossy()
                 .into_owned()
         })
-        .unwrap_or_default()
-}
-
-/// Brings tonic's own codec errors in line with docs/rules.md section 4 (no matchgrid handler returns
-/// either of these codes, so the rewrite is exact):
-/// - a message over the configured size limit is OUT_OF_RANGE in tonic, RESOURCE_EXHAUSTED here
-///   ("a request exceeds a configured limit");
-/// - a body that is not a valid protobuf message, or not valid data for its declared
-///   compression, is INTERNAL in tonic (following gRPC's library convention), INVALID_ARGUMENT
-///   here ("malformed request"; INTERNAL is kept for our bugs).
-///
-/// Returns the response's code after the rewrite.
-fn remap_codec_errors<B>(response: &mut http::Response<B>) -> Code {
-    let code = header_code(response);
-    if code != Code::OutOfRange && code != Code::Internal {
+        .unwrap_or_default();
+    let Some(status) = replacement(code, &message, headers.contains_key(GRPC_STATUS_DETAILS))
+    else {
+        return code;
+    };
+    headers.remove(GRPC_STATUS_DETAILS);
+    if status.add_header(headers).is_err() {
         return code;
     }
-    let message = grpc_message(response);
-    let remapped = match code {
-        Code::OutOfRange if message.contains("message length too large") => Code::ResourceExhausted,
-        Code::Internal
-            if message.starts_with("failed to decode Protobuf message")
-                || message.starts_with("Error decompressing") =>
-        {
-            Code::InvalidArgument
-        }
-        _ => return code,
-    };
-    response
-        .headers_mut()
-        .insert(GRPC_STATUS, http::HeaderValue::from(remapped as i32));
-    remapped
+    status.code()
 }
 
 impl<S, B, RB> Service<http::Request<B>> for Observe<S>
@@ -294,7 +574,7 @@ where
     S::Future: Send + 'static,
     RB: Default + Send + 'static,
 {
-    type Response = http::Response<RB>;
+    type Response = http::Response<CallBody<RB>>;
     type Error = BoxError;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, BoxError>> + Send>>;
 
@@ -303,7 +583,10 @@ where
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        let method = method_index(request.uri().path());
+        let path = request.uri().path();
+        let method = method_index(path);
+        let exempt = self.exempt.iter().any(|prefix| path.starts_with(prefix));
+        let long_lived = LONG_LIVED_PATHS.contains(&path);
         let span = tracing::debug_span!(
             "rpc",
             method = METHOD_LABELS[method],
@@ -312,44 +595,61 @@ where
         );
         let settings = self.settings;
         let metrics = Arc::clone(&self.metrics);
-        let mut record = CallRecord::start(Arc::clone(&metrics), method);
+        let mut record = CallRecord::start(Arc::clone(&metrics), method, span.clone());
+        let permit = if exempt {
+            None
+        } else {
+            match Arc::clone(&self.slots).try_acquire_owned() {
+                Ok(permit) => Some(permit),
+                Err(_) => {
+                    let overloaded = tower::load_shed::error::Overloaded::new().into();
+                    let response = error_response::<RB>(overloaded, settings, &metrics);
+                    record.code_on_drop = header_code(&response);
+                    return Box::pin(std::future::ready(Ok(
+                        response.map(|body| CallBody::new(body, record, None))
+                    )));
+                }
+            }
+        };
+        let shutdown = long_lived.then(|| {
+            let mut receiver = self.shutdown.subscribe();
+            Box::pin(async move {
+                if receiver.wait_for(|stop| *stop).await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            }) as Pin<Box<dyn Future<Output = ()> + Send>>
+        });
         // A panic while building the future is caught like one while polling it.
         let outcome = match std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request)))
         {
             Ok(future) => Either::Left(AssertUnwindSafe(future.map_err(Into::into)).catch_unwind()),
             Err(panic) => Either::Right(std::future::ready(Err(panic))),
         };
-        let instrumented = span.clone();
         // A combinator rather than an async block: the block would hold the inner future
         // twice (as a captured value and as the awaited one), which every call then copies.
         Box::pin(
             outcome
                 .map(move |outcome| {
-                    let (response, code) = match outcome {
-                        Ok(Ok(mut response)) => {
-                            let code = remap_codec_errors(&mut response);
-                            (response, code)
-                        }
-                        Ok(Err(error)) => {
-                            let response = error_response(error, settings, &metrics);
-                            let code = header_code(&response);
-                            (response, code)
-                        }
+                    let mut response = match outcome {
+                        Ok(Ok(response)) => response,
+                        Ok(Err(error)) => error_response(error, settings, &metrics),
                         Err(_panic) => {
                             tracing::error!("handler panicked; answered INTERNAL");
-                            (status::handler_panicked().into_http(), Code::Internal)
+                            status::handler_panicked().into_http()
                         }
                     };
-                    let elapsed = record.finish(code);
-                    // Skips formatting the fields when the span is filtered out (the default).
-                    if !span.is_disabled() {
-                        span.record("code", code_name(code));
-                        span.record("latency_us", elapsed.as_micros() as u64);
+                    if response.headers().contains_key(GRPC_STATUS) {
+                        // Trailers-only: the call is complete with its headers.
+                        record.code_on_drop = remap_codec_errors(response.headers_mut());
                     }
-                    tracing::debug!("rpc finished");
-                    Ok(response)
+                    let mut body = CallBody::new(RB::default(), record, permit);
+                    body.shutdown = shutdown;
+                    Ok(response.map(|inner| {
+                        body.inner = inner;
+                        body
+                    }))
                 })
-                .instrument(instrumented),
+                .instrument(span),
         )
     }
 }
@@ -362,9 +662,20 @@ fn error_response<RB: Default>(
 ) -> http::Response<RB> {
     let status = if error.is::<tower::load_shed::error::Overloaded>() {
         metrics.shed.increment(1);
-        tracing::warn!("request shed at the concurrency limit");
+        if let Some(shed) = metrics.logs.shed.event() {
+            tracing::warn!(
+                shed,
+                "requests shed at the concurrency limit since the last line"
+            );
+        }
         status::overloaded(settings.concurrency_limit)
     } else if error.is::<tower::timeout::error::Elapsed>() {
+        if let Some(timed_out) = metrics.logs.timeout.event() {
+            tracing::warn!(
+                timed_out,
+                "requests past the server timeout since the last line"
+            );
+        }
         status::server_timeout(settings.request_timeout)
     } else {
         Status::from_error(error)
@@ -466,7 +777,11 @@ mod tests {
             ),
         ] {
             let mut response = response_with(code, message);
-            assert_eq!(remap_codec_errors(&mut response), expected, "{message}");
+            assert_eq!(
+                remap_codec_errors(response.headers_mut()),
+                expected,
+                "{message}"
+            );
             assert_eq!(header_code(&response), expected, "{message}");
         }
     }

@@ -84,29 +84,26 @@ impl CollapsePuzzle for CollapseService {
         &self,
         request: Request<proto::CollapseGenerateBoardRequest>,
     ) -> Result<Response<proto::CollapseGenerateBoardResponse>, Status> {
-        let request = request.into_inner();
+        let message = request.get_ref();
         let placement =
-            Placement::for_cells(cells(request.width, request.height), INLINE_CELL_LIMIT);
-        run_engine(self.limits, placement, request, generate_board).await
+            Placement::for_cells(cells(message.width, message.height), INLINE_CELL_LIMIT);
+        run_engine(self.limits, placement, request, |r, _| generate_board(r)).await
     }
 
     async fn tap(
         &self,
         request: Request<proto::TapRequest>,
     ) -> Result<Response<proto::TapResponse>, Status> {
-        run_engine(self.limits, Placement::Inline, request.into_inner(), tap).await
+        run_engine(self.limits, Placement::Inline, request, |r, _| tap(r)).await
     }
 
     async fn check_dead_state(
         &self,
         request: Request<proto::CollapseCheckDeadStateRequest>,
     ) -> Result<Response<proto::CollapseCheckDeadStateResponse>, Status> {
-        run_engine(
-            self.limits,
-            Placement::Inline,
-            request.into_inner(),
-            check_dead_state,
-        )
+        run_engine(self.limits, Placement::Inline, request, |r, _| {
+            check_dead_state(r)
+        })
         .await
     }
 }

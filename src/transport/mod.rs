@@ -11,11 +11,10 @@ pub use collapse::CollapseService;
 pub use swap::SwapService;
 
 use std::sync::{Arc, LazyLock};
+use std::time::{Duration, Instant};
 
 use tokio::sync::Semaphore;
-use tonic::{Response, Status};
-
-use crate::engine::EngineError;
+use tonic::{Request, Response, Status};
 
 /// Boards of at most this many cells are resolved or generated on the async worker: that takes
 /// microseconds. Larger ones (up to 64x64, where a long cascade can take tens or hundreds of
@@ -63,55 +62,125 @@ pub(crate) fn board_cells(board: Option<&crate::proto::Board>) -> u64 {
 /// the server's `--max-message-bytes` default and [`ServiceLimits::default`].
 pub const DEFAULT_MAX_MESSAGE_BYTES: u32 = 1024 * 1024;
 
+/// Largest response, in encoded bytes, that is compressed when the client accepts gzip or
+/// zstd (32 KiB: every board and most cascades). Larger ones go uncompressed: gzip costs about
+/// 70 ns a byte on the async worker that writes the response (62 ms for a 910 KB cascade
+/// against 11 ms to compute it), which would stall every other call on that worker.
+pub const COMPRESS_MAX_BYTES: usize = 32 * 1024;
+
+/// Default longest wait for a heavy-work slot (the server's `--heavy-work-wait`).
+pub const DEFAULT_HEAVY_WORK_WAIT: Duration = Duration::from_millis(100);
+
 /// Limits shared by both services.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ServiceLimits {
     /// Largest encoded response, in bytes; a larger one is RESOURCE_EXHAUSTED before it is
     /// built on the wire (the same value as the server's message size limit).
     pub max_response_bytes: usize,
+    /// Longest a heavy request waits for one of the heavy-work slots before it is answered
+    /// RESOURCE_EXHAUSTED (reason `HEAVY_WORK_BUSY`); less when the client's deadline is
+    /// nearer.
+    pub heavy_work_wait: Duration,
 }
 
 impl Default for ServiceLimits {
     fn default() -> Self {
         Self {
             max_response_bytes: DEFAULT_MAX_MESSAGE_BYTES as usize,
+            heavy_work_wait: DEFAULT_HEAVY_WORK_WAIT,
         }
     }
 }
 
-/// Blocking-pool computations allowed at once: twice the CPUs this process may use. Further
-/// ones wait (within the request timeout), so a burst of heavy requests cannot oversubscribe the
-/// CPU, even after their callers gave up.
-static LARGE_WORK_SLOTS: LazyLock<Arc<Semaphore>> = LazyLock::new(|| {
-    let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    Arc::new(Semaphore::new(2 * cpus))
-});
+/// Blocking-pool computations allowed at once: twice the CPUs this process may use. A further
+/// one waits at most [`ServiceLimits::heavy_work_wait`] for a slot, then is shed, so a burst of
+/// heavy requests cannot oversubscribe the CPU or queue past their callers' deadlines.
+static LARGE_WORK_SLOTS: LazyLock<Arc<Semaphore>> =
+    LazyLock::new(|| Arc::new(Semaphore::new(heavy_work_slots())));
 
-/// Runs `handler` where `placement` says, maps its error through the one [`EngineError`] to
-/// `Status` mapping, and refuses a response over `limits.max_response_bytes`. A panic on the
-/// blocking pool is INTERNAL.
-pub(crate) async fn run_engine<Req, Resp>(
+/// The client's deadline from a request's `grpc-timeout` header (at most 8 digits and a unit:
+/// `H`, `M`, `S`, `m`, `u`, `n`), measured from now; None without a valid one.
+pub(crate) fn client_deadline<T>(request: &Request<T>) -> Option<Instant> {
+    let value = request.metadata().get("grpc-timeout")?.to_str().ok()?;
+    if value.len() < 2 || value.len() > 9 {
+        return None;
+    }
+    let (digits, unit) = value.split_at(value.len() - 1);
+    let amount: u64 = digits.parse().ok()?;
+    let timeout = match unit {
+        "H" => Duration::from_secs(amount.saturating_mul(3600)),
+        "M" => Duration::from_secs(amount.saturating_mul(60)),
+        "S" => Duration::from_secs(amount),
+        "m" => Duration::from_millis(amount),
+        "u" => Duration::from_micros(amount),
+        "n" => Duration::from_nanos(amount),
+        _ => return None,
+    };
+    Instant::now().checked_add(timeout)
+}
+
+/// Runs `handler` on `request`'s message where `placement` says, maps its error through the one
+/// [`EngineError`](crate::engine::EngineError) to `Status` mapping, and refuses a response over
+/// `limits.max_response_bytes`. A panic on the blocking pool is INTERNAL.
+///
+/// Blocking work first takes one of [`LARGE_WORK_SLOTS`], waiting at most
+/// `limits.heavy_work_wait` or until the client's deadline (`grpc-timeout`), whichever is
+/// sooner, else answers RESOURCE_EXHAUSTED (`HEAVY_WORK_BUSY`) at once; work whose client
+/// deadline has passed is not started (DEADLINE_EXCEEDED, `CLIENT_DEADLINE`). Responses over
+/// [`COMPRESS_MAX_BYTES`] are sent uncompressed.
+pub(crate) async fn run_engine<Req, Resp, E>(
     limits: ServiceLimits,
     placement: Placement,
-    request: Req,
-    handler: fn(Req) -> Result<Resp, EngineError>,
+    request: Request<Req>,
+    handler: fn(Req, ServiceLimits) -> Result<Resp, E>,
 ) -> Result<Response<Resp>, Status>
 where
     Req: Send + 'static,
     Resp: prost::Message + Send + 'static,
+    E: Into<Status> + Send + 'static,
 {
+    let deadline = client_deadline(&request);
+    let passed = |deadline: Option<Instant>| deadline.is_some_and(|d| Instant::now() >= d);
+    if passed(deadline) {
+        return Err(status::client_deadline());
+    }
+    let request = request.into_inner();
     let result = match placement {
-        Placement::Inline => handler(request),
+        Placement::Inline => handler(request, limits),
         Placement::Blocking => {
+            let wait = deadline.map_or(limits.heavy_work_wait, |d| {
+                d.saturating_duration_since(Instant::now())
+                    .min(limits.heavy_work_wait)
+            });
             // The permit moves into the task, so work abandoned by a timed-out or cancelled
             // call still counts until it really ends.
-            let permit = Arc::clone(&LARGE_WORK_SLOTS)
-                .acquire_owned()
-                .await
-                .map_err(|_| Status::unavailable("server is shutting down"))?;
+            let permit = match Arc::clone(&LARGE_WORK_SLOTS).try_acquire_owned() {
+                Ok(permit) => permit,
+                Err(_) => {
+                    match tokio::time::timeout(wait, Arc::clone(&LARGE_WORK_SLOTS).acquire_owned())
+                        .await
+                    {
+                        Ok(Ok(permit)) => permit,
+                        Ok(Err(_)) => return Err(Status::unavailable("server is shutting down")),
+                        Err(_) => {
+                            if let Some(shed) = HEAVY_SHED_LOG.event() {
+                                tracing::warn!(
+                                    shed,
+                                    "heavy requests shed with no heavy-work slot free since the \
+                                     last line"
+                                );
+                            }
+                            return Err(status::heavy_work_busy(heavy_work_slots(), wait));
+                        }
+                    }
+                }
+            };
+            if passed(deadline) {
+                return Err(status::client_deadline());
+            }
             tokio::task::spawn_blocking(move || {
                 let _permit = permit;
-                handler(request)
+                handler(request, limits)
             })
             .await
             .map_err(|join_error| {
@@ -120,7 +189,7 @@ where
             })?
         }
     };
-    let response = result.map_err(Status::from)?;
+    let response = result.map_err(Into::into)?;
     let length = response.encoded_len();
     if length > limits.max_response_bytes {
         return Err(status::response_too_large(
@@ -128,5 +197,18 @@ where
             limits.max_response_bytes,
         ));
     }
-    Ok(Response::new(response))
+    let mut response = Response::new(response);
+    if length > COMPRESS_MAX_BYTES {
+        response.disable_compression();
+    }
+    Ok(response)
+}
+
+/// Logs heavy requests shed for want of a slot, at most once a second.
+static HEAVY_SHED_LOG: LazyLock<crate::server::observe::LogThrottle> =
+    LazyLock::new(crate::server::observe::LogThrottle::new);
+
+/// The number of heavy-work slots.
+fn heavy_work_slots() -> usize {
+    2 * std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }

@@ -78,10 +78,93 @@ pub fn response_too_large(length: usize, limit: usize) -> Status {
     )
 }
 
-/// A status whose only detail is `google.rpc.ErrorInfo{reason, domain: "matchgrid.v1"}`.
-fn with_reason(code: Code, reason: &str, message: String) -> Status {
+/// A status whose only detail is `google.rpc.ErrorInfo{reason, domain: "matchgrid.v1"}`: the
+/// least every error this server sends carries.
+pub fn with_reason(code: Code, reason: &str, message: String) -> Status {
     let details = ErrorDetails::with_error_info(reason, ERROR_DOMAIN, HashMap::new());
     Status::with_error_details(code, message, details)
+}
+
+/// A request whose gRPC framing is malformed (INVALID_ARGUMENT): `reason` names the fault
+/// (`EMPTY_REQUEST`, `TRUNCATED_MESSAGE`, `COMPRESSED_WITHOUT_ENCODING`,
+/// `INVALID_COMPRESSION_FLAG`, `EXTRA_MESSAGE`).
+pub fn malformed_frame(reason: &str, message: String) -> Status {
+    with_reason(Code::InvalidArgument, reason, message)
+}
+
+/// A request body that is not a valid protobuf message (INVALID_ARGUMENT, reason
+/// `MALFORMED_MESSAGE`, with a BadRequest naming the field path prost reported, or `request`).
+pub fn malformed_message(field: String, message: String) -> Status {
+    let mut details = ErrorDetails::with_bad_request_violation(field.clone(), message.clone());
+    details.set_error_info(
+        "MALFORMED_MESSAGE",
+        ERROR_DOMAIN,
+        HashMap::from([("field".to_owned(), field)]),
+    );
+    Status::with_error_details(Code::InvalidArgument, message, details)
+}
+
+/// A compressed request that does not inflate (INVALID_ARGUMENT, reason
+/// `MALFORMED_COMPRESSION`).
+pub fn malformed_compression(message: String) -> Status {
+    let mut details = ErrorDetails::with_bad_request_violation("grpc-encoding", message.clone());
+    details.set_error_info("MALFORMED_COMPRESSION", ERROR_DOMAIN, HashMap::new());
+    Status::with_error_details(Code::InvalidArgument, message, details)
+}
+
+/// A request over the message size limit (RESOURCE_EXHAUSTED, reason `REQUEST_TOO_LARGE`, with
+/// a QuotaFailure on `max_message_bytes`).
+pub fn request_too_large(message: String) -> Status {
+    let mut details =
+        ErrorDetails::with_quota_failure_violation("max_message_bytes", message.clone());
+    details.set_error_info("REQUEST_TOO_LARGE", ERROR_DOMAIN, HashMap::new());
+    Status::with_error_details(Code::ResourceExhausted, message, details)
+}
+
+/// No heavy-work slot came free within `waited` (RESOURCE_EXHAUSTED, reason `HEAVY_WORK_BUSY`,
+/// with a QuotaFailure on `heavy_work_slots`): shed at once instead of queueing.
+pub fn heavy_work_busy(slots: usize, waited: std::time::Duration) -> Status {
+    let message =
+        format!("all {slots} heavy-work slots are busy (waited {waited:?}); retry with backoff");
+    let mut details =
+        ErrorDetails::with_quota_failure_violation("heavy_work_slots", message.clone());
+    details.set_error_info("HEAVY_WORK_BUSY", ERROR_DOMAIN, HashMap::new());
+    Status::with_error_details(Code::ResourceExhausted, message, details)
+}
+
+/// The client's deadline (`grpc-timeout`) passed before the work started (DEADLINE_EXCEEDED,
+/// reason `CLIENT_DEADLINE`).
+pub fn client_deadline() -> Status {
+    with_reason(
+        Code::DeadlineExceeded,
+        "CLIENT_DEADLINE",
+        "the client's deadline passed before the work started".to_owned(),
+    )
+}
+
+/// A cascade that ran past the steps this server records for its board size
+/// (RESOURCE_EXHAUSTED, reason `CASCADE_TOO_LARGE`, with a QuotaFailure on
+/// `max_message_bytes`): its reply could not be held within the memory bound.
+pub fn cascade_too_large(steps: u32, width: u32, height: u32, limit: usize) -> Status {
+    let message = format!(
+        "the cascade ran past {steps} steps, the most this server records for a {width}x{height} \
+         board within its memory bound (a small multiple of the {limit}-byte message limit); \
+         ask for a smaller board or a lower max_steps"
+    );
+    let mut details =
+        ErrorDetails::with_quota_failure_violation("max_message_bytes", message.clone());
+    details.set_error_info("CASCADE_TOO_LARGE", ERROR_DOMAIN, HashMap::new());
+    Status::with_error_details(Code::ResourceExhausted, message, details)
+}
+
+/// A long-lived stream (health `Watch`) ended because the server is shutting down
+/// (UNAVAILABLE, reason `SHUTTING_DOWN`): clients reconnect elsewhere.
+pub fn shutting_down() -> Status {
+    with_reason(
+        Code::Unavailable,
+        "SHUTTING_DOWN",
+        "the server is shutting down".to_owned(),
+    )
 }
 
 /// A request handler panicked (INTERNAL, reason `HANDLER_PANICKED`): a bug, never a dropped

@@ -121,6 +121,63 @@ pub fn resolve_cascade(
     })
 }
 
+/// Bytes one recorded cascade step holds per board cell while a reply is built, at the rate
+/// measured on the worst case known (a 64x64 board of one colour refilled from 2 colours:
+/// ~112 MB over 1000 steps, about 27 bytes a cell a step: the engine's groups, falls, spawns
+/// and board after each step). A step that clears and refills every cell could take about
+/// twice that.
+pub const STEP_BYTES_PER_CELL: u64 = 32;
+
+/// Memory a ResolveCascade call may use for its recorded steps, as a multiple of the message
+/// size limit (at [`STEP_BYTES_PER_CELL`]).
+pub const CASCADE_MEMORY_MULTIPLE: u64 = 8;
+
+/// The most steps recorded for a board of `cells` cells within
+/// [`CASCADE_MEMORY_MULTIPLE`] times `max_response_bytes` (at least 1): 64 for a 64x64 board
+/// at the default 1 MiB limit (the 4-colour cascade from a 64x64 board of one colour, a 910 KB
+/// reply, takes 46), 256 for 32x32, [`MAX_MAX_STEPS`] or more from 16x16 down.
+pub fn recorded_steps_cap(cells: u64, max_response_bytes: usize) -> u32 {
+    let budget = CASCADE_MEMORY_MULTIPLE.saturating_mul(max_response_bytes as u64);
+    let per_step = STEP_BYTES_PER_CELL.saturating_mul(cells.max(1));
+    (budget / per_step).clamp(1, u64::from(u32::MAX)) as u32
+}
+
+/// ResolveCascade within the server's memory bound: the engine records every step of a
+/// cascade before the reply is built, so the cascade is run with `max_steps` lowered to
+/// [`recorded_steps_cap`] for the board's size, and a cascade that runs past that cap (but not
+/// past the request's own `max_steps`) is RESOURCE_EXHAUSTED, reason `CASCADE_TOO_LARGE`. Memory
+/// per call is thereby at most about [`CASCADE_MEMORY_MULTIPLE`] times the message limit.
+///
+/// # Errors
+/// As [`resolve_cascade`], plus `CASCADE_TOO_LARGE`.
+pub fn resolve_cascade_bounded(
+    mut request: proto::ResolveCascadeRequest,
+    limits: ServiceLimits,
+) -> Result<proto::ResolveCascadeResponse, Status> {
+    let requested = match request.max_steps {
+        0 => DEFAULT_MAX_STEPS,
+        n => n,
+    };
+    let (width, height) = request
+        .board
+        .as_ref()
+        .map_or((0, 0), |b| (b.width, b.height));
+    let cap = recorded_steps_cap(cells(width, height), limits.max_response_bytes);
+    if requested > cap && requested <= MAX_MAX_STEPS {
+        request.max_steps = cap;
+        return match resolve_cascade(request) {
+            Err(EngineError::CascadeLimitExceeded { .. }) => Err(super::status::cascade_too_large(
+                cap,
+                width,
+                height,
+                limits.max_response_bytes,
+            )),
+            other => other.map_err(Status::from),
+        };
+    }
+    resolve_cascade(request).map_err(Status::from)
+}
+
 /// CheckDeadState, engine side.
 pub fn check_dead_state(
     request: proto::SwapCheckDeadStateRequest,
@@ -153,24 +210,21 @@ impl SwapPuzzle for SwapService {
         &self,
         request: Request<proto::SwapGenerateBoardRequest>,
     ) -> Result<Response<proto::SwapGenerateBoardResponse>, Status> {
-        let request = request.into_inner();
+        let message = request.get_ref();
         let placement = Placement::for_cells(
-            cells(request.width, request.height),
+            cells(message.width, message.height),
             SEARCH_INLINE_CELL_LIMIT,
         );
-        run_engine(self.limits, placement, request, generate_board).await
+        run_engine(self.limits, placement, request, |r, _| generate_board(r)).await
     }
 
     async fn validate_swap(
         &self,
         request: Request<proto::ValidateSwapRequest>,
     ) -> Result<Response<proto::ValidateSwapResponse>, Status> {
-        run_engine(
-            self.limits,
-            Placement::Inline,
-            request.into_inner(),
-            validate_swap,
-        )
+        run_engine(self.limits, Placement::Inline, request, |r, _| {
+            validate_swap(r)
+        })
         .await
     }
 
@@ -178,22 +232,19 @@ impl SwapPuzzle for SwapService {
         &self,
         request: Request<proto::ResolveCascadeRequest>,
     ) -> Result<Response<proto::ResolveCascadeResponse>, Status> {
-        let request = request.into_inner();
+        let message = request.get_ref();
         let placement =
-            Placement::for_cells(board_cells(request.board.as_ref()), INLINE_CELL_LIMIT);
-        run_engine(self.limits, placement, request, resolve_cascade).await
+            Placement::for_cells(board_cells(message.board.as_ref()), INLINE_CELL_LIMIT);
+        run_engine(self.limits, placement, request, resolve_cascade_bounded).await
     }
 
     async fn check_dead_state(
         &self,
         request: Request<proto::SwapCheckDeadStateRequest>,
     ) -> Result<Response<proto::SwapCheckDeadStateResponse>, Status> {
-        run_engine(
-            self.limits,
-            Placement::Inline,
-            request.into_inner(),
-            check_dead_state,
-        )
+        run_engine(self.limits, Placement::Inline, request, |r, _| {
+            check_dead_state(r)
+        })
         .await
     }
 
@@ -201,11 +252,11 @@ impl SwapPuzzle for SwapService {
         &self,
         request: Request<proto::ShuffleRequest>,
     ) -> Result<Response<proto::ShuffleResponse>, Status> {
-        let request = request.into_inner();
+        let message = request.get_ref();
         let placement = Placement::for_cells(
-            board_cells(request.board.as_ref()),
+            board_cells(message.board.as_ref()),
             SEARCH_INLINE_CELL_LIMIT,
         );
-        run_engine(self.limits, placement, request, shuffle).await
+        run_engine(self.limits, placement, request, |r, _| shuffle(r)).await
     }
 }
