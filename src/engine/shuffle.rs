@@ -162,6 +162,31 @@ mod tests {
     }
 
     #[test]
+    fn refusals_say_whether_they_are_proven() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        // No colour with three tiles: no swap can ever match.
+        assert_eq!(
+            shuffle(&Board::parse("GGBRPRY").unwrap(), &mut rng),
+            Err(EngineError::NoShuffleExists { proven: true })
+        );
+        // One colour on 2,740 of 4,096 cells: over the 2,731 a run-free 64x64 board holds.
+        let crowded = board_with_counts(64, 64, &[2740, 1356]);
+        assert_eq!(
+            shuffle(&crowded, &mut rng),
+            Err(EngineError::NoShuffleExists { proven: true })
+        );
+        assert_eq!(
+            EngineError::NoShuffleExists { proven: true }.to_string(),
+            "no stable arrangement of these tiles with a valid swap exists"
+        );
+        assert!(
+            EngineError::NoShuffleExists { proven: false }
+                .to_string()
+                .contains("within the bounded search")
+        );
+    }
+
+    #[test]
     fn impossible_shuffles_are_refused() {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         for text in ["RG/GR", "RRG", "RRRR/RRRR/RRRR", "R/G/R"] {
