@@ -11,11 +11,15 @@
 use rand::Rng;
 
 use crate::engine::board::{Board, EMPTY};
+use crate::engine::error::{EngineError, TapRejection};
+use crate::engine::gravity::Fall;
 use crate::engine::params::MinGroup;
 use crate::engine::position::Position;
+use crate::engine::scoring::ScoringRule;
 use crate::engine::settled::SettledBoard;
 
 use super::bitboard::{CollapseGame, TapGroup, low_bits};
+use super::{ColumnShift, LegalGroup, TapOutcome};
 
 /// A 256-bit set of cells: sixteen 16-bit column lanes.
 pub(crate) type Bits = [u64; 4];
@@ -180,6 +184,50 @@ fn single(word: usize, bit: u32) -> Bits {
     out
 }
 
+/// The `(word, bit)` of the lowest set bit of `a` (`a` non-empty).
+#[inline]
+fn lowest(a: Bits) -> (usize, u32) {
+    let k = a
+        .iter()
+        .position(|&w| w != 0)
+        .expect("lowest of a non-empty set");
+    (k, a[k].trailing_zeros())
+}
+
+/// Bit `r` set when some lane of `a` has bit `r`: the rows (bits from the bottom) `a` touches.
+#[inline]
+fn rows_of(a: Bits) -> u64 {
+    let folded = a[0] | a[1] | a[2] | a[3];
+    let folded = folded | folded >> 32;
+    (folded | folded >> 16) & LANE
+}
+
+/// The `(word, bit)` of the first cell row-major of the non-empty set `a`: its highest row,
+/// leftmost column.
+#[inline]
+fn first_row_major(a: Bits) -> (usize, u32) {
+    let top = 63 - rows_of(a).leading_zeros();
+    lowest(and(a, [LANE_BOTTOM << top; 4]))
+}
+
+/// Calls `visit(word, bit)` for every cell of `a` in row-major order: rows from the top (lane
+/// bits downward), then columns left to right (words, then bits, upward).
+#[inline]
+fn for_each_row_major(a: Bits, mut visit: impl FnMut(usize, u32)) {
+    let mut rows = rows_of(a);
+    while rows != 0 {
+        let r = 63 - rows.leading_zeros();
+        rows &= !(1 << r);
+        for (word, &w) in a.iter().enumerate() {
+            let mut w = w & LANE_BOTTOM << r;
+            while w != 0 {
+                visit(word, w.trailing_zeros());
+                w &= w - 1;
+            }
+        }
+    }
+}
+
 /// A settled collapse-family position of at most 16x16 cells ([`COMPACT_SIDE`]) with one
 /// 256-bit plane per colour present on the starting board: lists, counts and draws legal
 /// groups and applies taps with a few word operations per step and no allocation. Built from a
@@ -218,6 +266,205 @@ impl CompactGame {
             tiles: game.tiles_left() as u16,
             palette,
             planes,
+        })
+    }
+
+    /// The position of a settled `board` built straight from its cells, or `None` when it is
+    /// wider or taller than [`COMPACT_SIDE`]. Same planes and palette as [`new`](Self::new).
+    pub fn from_board(board: &SettledBoard) -> Option<Self> {
+        Self::from_cells(board.board())
+    }
+
+    /// [`from_board`](Self::from_board) of a board known to be settled.
+    pub(crate) fn from_cells(board: &Board) -> Option<Self> {
+        let (width, height) = (board.width(), board.height());
+        if width > COMPACT_SIDE || height > COMPACT_SIDE {
+            return None;
+        }
+        // Colour-indexed planes; entry 0 collects the empty cells.
+        let mut by_colour = [[0u64; 4]; 17];
+        let mut bit = height;
+        for row in board.cells().chunks_exact(width) {
+            bit -= 1;
+            for (col, &cell) in row.iter().enumerate() {
+                by_colour[usize::from(cell).min(16)][col / 4] |= 1 << (16 * (col % 4) + bit);
+            }
+        }
+        let mut palette = [0; 16];
+        let mut planes = [[0; 4]; 16];
+        let (mut slots, mut tiles) = (0, 0);
+        for (color, &plane) in by_colour.iter().enumerate().skip(1) {
+            if !is_empty(plane) {
+                palette[slots] = color as u8;
+                planes[slots] = plane;
+                slots += 1;
+                tiles += count(plane);
+            }
+        }
+        Some(Self {
+            width: width as u8,
+            height: height as u8,
+            slots: slots as u8,
+            tiles: tiles as u16,
+            palette,
+            planes,
+        })
+    }
+
+    /// The legal groups as [`legal_groups`](super::legal_groups) lists them: representative
+    /// (first cell row-major), colour, size and score, ordered by representative.
+    pub(crate) fn legal_groups(&self, rule: ScoringRule, min_group: MinGroup) -> Vec<LegalGroup> {
+        // Each group marks its representative in `reps` and notes `size << 4 | slot` under that
+        // cell; reading `reps` row-major then lists the groups in order with no sort.
+        let mut reps = [0u64; 4];
+        let mut notes = [0u16; 256];
+        let mut groups = 0;
+        self.scan_groups(min_group.get(), |slot, _, members| {
+            let (word, bit) = first_row_major(members);
+            reps[word] |= 1 << bit;
+            notes[64 * word + bit as usize] = (count(members) as u16) << 4 | slot as u16;
+            groups += 1;
+            true
+        });
+        let mut found = Vec::with_capacity(groups);
+        for_each_row_major(reps, |word, bit| {
+            let note = notes[64 * word + bit as usize];
+            let size = usize::from(note >> 4);
+            found.push(LegalGroup {
+                representative: self.position(word, bit),
+                color: self.palette[usize::from(note & 15)],
+                size,
+                score: rule.move_score(size),
+            });
+        });
+        found
+    }
+
+    /// Applies a tap at `position` as [`tap`](super::tap) does, recording what it reports;
+    /// `source` is the board this position was built from (its cells are copied and the
+    /// columns the tap changed rewritten).
+    pub(crate) fn tap_recorded(
+        mut self,
+        source: &Board,
+        position: Position,
+        rule: ScoringRule,
+        min_group: MinGroup,
+    ) -> Result<TapOutcome, EngineError> {
+        let (width, height) = (self.width(), self.height());
+        let (row, col) = (position.row as usize, position.col as usize);
+        if row >= height || col >= width {
+            return Err(EngineError::PositionOffBoard {
+                field: "position",
+                position,
+                width,
+                height,
+            });
+        }
+        let color = source.cells()[row * width + col];
+        let Some(slot) = self.palette[..usize::from(self.slots)]
+            .iter()
+            .position(|&c| c == color)
+            .filter(|_| color != EMPTY)
+        else {
+            return Err(EngineError::IllegalTap(TapRejection::EmptyCell));
+        };
+        let members = flood(
+            self.planes[slot],
+            single(col / 4, (16 * (col % 4) + height - 1 - row) as u32),
+        );
+        let size = count(members) as usize;
+        if size < min_group.get() {
+            return Err(EngineError::IllegalTap(TapRejection::GroupTooSmall {
+                size,
+                min_group: min_group.get(),
+            }));
+        }
+        // Cleared cells row-major: rows from the top, then words and bits upward (columns
+        // left to right).
+        let mut cleared = Vec::with_capacity(size);
+        for_each_row_major(members, |word, bit| cleared.push(self.position(word, bit)));
+        let occupied = self
+            .planes()
+            .iter()
+            .fold([0; 4], |acc, &plane| or(acc, plane));
+        let touched = columns_of(members);
+        // Tiles above a column's lowest cleared cell fall by the cleared cells below them.
+        let mut movers = [0u64; 4];
+        let mut columns = touched;
+        while columns != 0 {
+            let c = columns.trailing_zeros();
+            columns &= columns - 1;
+            let (word, shift) = ((c / 4) as usize, 16 * (c % 4));
+            let removed = members[word] >> shift & LANE;
+            let lane = occupied[word] >> shift & !removed & !low_bits(removed.trailing_zeros() + 1);
+            movers[word] |= (lane & LANE) << shift;
+        }
+        let mut falls = Vec::new();
+        for_each_row_major(movers, |word, bit| {
+            let shift = bit & !15;
+            let removed = members[word] >> shift & LANE;
+            let r = bit % 16;
+            let to = bit - (removed & low_bits(r)).count_ones();
+            falls.push(Fall {
+                from: self.position(word, bit),
+                to: self.position(word, to),
+            });
+        });
+        let remaining = columns_of(and_not(occupied, members));
+        let emptied = touched & !remaining;
+        let mut column_shifts = Vec::new();
+        if emptied != 0 {
+            let mut moved = remaining & !low_bits(emptied.trailing_zeros()) as u32;
+            while moved != 0 {
+                let from = moved.trailing_zeros();
+                moved &= moved - 1;
+                column_shifts.push(ColumnShift {
+                    from_col: from,
+                    to_col: (remaining & low_bits(from) as u32).count_ones(),
+                });
+            }
+        }
+        self.remove(members);
+        // Rewrite the columns that changed: the touched ones, and with closing every column
+        // from the first touched one to the last one occupied before.
+        let lo = touched.trailing_zeros() as usize;
+        let hi = if emptied != 0 {
+            31 - columns_of(occupied).leading_zeros()
+        } else {
+            31 - touched.leading_zeros()
+        } as usize;
+        let mut cells = source.cells().to_vec();
+        for c in lo..=hi {
+            for r in 0..height {
+                cells[r * width + c] = EMPTY;
+            }
+            let (word, shift) = (c / 4, 16 * (c % 4));
+            for (plane, &color) in self.planes().iter().zip(&self.palette) {
+                let mut lane = plane[word] >> shift & LANE;
+                while lane != 0 {
+                    let r = lane.trailing_zeros() as usize;
+                    lane &= lane - 1;
+                    cells[(height - 1 - r) * width + c] = color;
+                }
+            }
+        }
+        let board = SettledBoard::new_unchecked(Board::from_engine_cells(width, height, cells));
+        let tiles_left = self.tiles_left();
+        let game_over = !self.has_legal_group(min_group);
+        Ok(TapOutcome {
+            cleared,
+            color,
+            falls,
+            column_shifts,
+            board,
+            move_score: rule.move_score(size),
+            tiles_left,
+            game_over,
+            end_bonus: if game_over {
+                rule.end_bonus(tiles_left)
+            } else {
+                0
+            },
         })
     }
 
@@ -276,7 +523,7 @@ impl CompactGame {
         for (slot, &plane) in self.planes().iter().enumerate() {
             let mut candidates = paired(plane);
             while !is_empty(candidates) {
-                let (word, bit) = select(candidates, 0);
+                let (word, bit) = lowest(candidates);
                 let seed = single(word, bit);
                 let members = flood(plane, seed);
                 candidates = and_not(candidates, members);
@@ -389,7 +636,7 @@ impl CompactGame {
                 rest -= 1;
                 return true;
             }
-            let (word, bit) = select(seed, 0);
+            let (word, bit) = lowest(seed);
             drawn = Some((slot, word, bit, members));
             false
         });
