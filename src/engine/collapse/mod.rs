@@ -122,10 +122,8 @@ pub fn tap(
     rule: ScoringRule,
     min_group: MinGroup,
 ) -> Result<TapOutcome, EngineError> {
-    match CompactGame::from_cells(board.board()) {
-        Some(game) => game.tap_recorded(board.board(), position, rule, min_group),
-        None => tap_columns(board, position, rule, min_group),
-    }
+    compact::tap_cells(board.board(), position, rule, min_group)
+        .unwrap_or_else(|| tap_columns(board, position, rule, min_group))
 }
 
 /// [`tap`] on column bitboards ([`CollapseGame`]), for boards of any size.
@@ -205,7 +203,7 @@ pub fn is_game_over(board: &SettledBoard, min_group: MinGroup) -> bool {
 }
 
 /// True when two orthogonally adjacent cells hold the same colour.
-fn has_adjacent_pair(board: &Board) -> bool {
+pub(crate) fn has_adjacent_pair(board: &Board) -> bool {
     let (width, cells) = (board.width(), board.cells());
     cells.iter().enumerate().any(|(index, &cell)| {
         cell != super::board::EMPTY
