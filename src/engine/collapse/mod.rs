@@ -5,9 +5,12 @@
 //! whole group, applies gravity within each column, then removes every entirely empty column,
 //! sliding the columns to its right left in order. The game is over when no legal group remains.
 //!
-//! The rules run once, on column bitboards ([`CollapseGame`], in [`bitboard`]); [`tap`],
-//! [`legal_groups`] and [`is_game_over`] translate between those and the row-major
-//! [`SettledBoard`] and record what the API reports (cleared cells, falls, column shifts).
+//! The rules run on column bitboards ([`CollapseGame`], in [`bitboard`]) for every size, and on
+//! 256-bit planes ([`CompactGame`], in [`compact`]) for boards of at most 16x16: [`tap`],
+//! [`legal_groups`] and [`is_game_over`] build the planes straight from the row-major
+//! [`SettledBoard`] when it fits (only the tapped colour and the occupied cells for a tap), else
+//! the column bitboards, and record what the API reports (cleared cells, falls, column shifts).
+//! The property tests hold both paths to a scalar reference on every size 1..=64.
 
 pub mod bitboard;
 pub mod compact;
