@@ -11,11 +11,15 @@
 use rand::Rng;
 
 use crate::engine::board::{Board, EMPTY};
+use crate::engine::error::{EngineError, TapRejection};
+use crate::engine::gravity::Fall;
 use crate::engine::params::MinGroup;
 use crate::engine::position::Position;
+use crate::engine::scoring::ScoringRule;
 use crate::engine::settled::SettledBoard;
 
 use super::bitboard::{CollapseGame, TapGroup, low_bits};
+use super::{ColumnShift, LegalGroup, TapOutcome};
 
 /// A 256-bit set of cells: sixteen 16-bit column lanes.
 pub(crate) type Bits = [u64; 4];
@@ -180,6 +184,257 @@ fn single(word: usize, bit: u32) -> Bits {
     out
 }
 
+/// The `(word, bit)` of the lowest set bit of `a` (`a` non-empty).
+#[inline]
+fn lowest(a: Bits) -> (usize, u32) {
+    let k = a
+        .iter()
+        .position(|&w| w != 0)
+        .expect("lowest of a non-empty set");
+    (k, a[k].trailing_zeros())
+}
+
+/// Bit `r` set when some lane of `a` has bit `r`: the rows (bits from the bottom) `a` touches.
+#[inline]
+fn rows_of(a: Bits) -> u64 {
+    let folded = a[0] | a[1] | a[2] | a[3];
+    let folded = folded | folded >> 32;
+    (folded | folded >> 16) & LANE
+}
+
+/// The `(word, bit)` of the first cell row-major of the non-empty set `a`: its highest row,
+/// leftmost column.
+#[inline]
+fn first_row_major(a: Bits) -> (usize, u32) {
+    let top = 63 - rows_of(a).leading_zeros();
+    lowest(and(a, [LANE_BOTTOM << top; 4]))
+}
+
+/// Calls `visit(word, bit)` for every cell of `a` in row-major order: rows from the top (lane
+/// bits downward), then columns left to right (words, then bits, upward).
+#[inline]
+fn for_each_row_major(a: Bits, mut visit: impl FnMut(usize, u32)) {
+    let mut rows = rows_of(a);
+    while rows != 0 {
+        let r = 63 - rows.leading_zeros();
+        rows &= !(1 << r);
+        for (word, &w) in a.iter().enumerate() {
+            let mut w = w & LANE_BOTTOM << r;
+            while w != 0 {
+                visit(word, w.trailing_zeros());
+                w &= w - 1;
+            }
+        }
+    }
+}
+
+/// Every byte's top bit set.
+const BYTE_TOP: u64 = 0x8080_8080_8080_8080;
+/// Every byte's low seven bits set.
+const BYTE_LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+
+/// Bit `i` set when byte `i` of `x` is non-zero.
+#[inline]
+fn nonzero_bytes(x: u64) -> u64 {
+    let tops = (((x & BYTE_LOW) + BYTE_LOW) | x) & BYTE_TOP;
+    // Bits 8i + 7 gathered into bits 56 + i, with no carries between the partial products.
+    (tops >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+/// The 16x16 bit matrix `a` transposed: bit `c` of lane `r` becomes bit `r` of lane `c`.
+#[inline]
+fn transpose(a: Bits) -> Bits {
+    let [mut w0, mut w1, mut w2, mut w3] = a;
+    // Swap the off-diagonal 8x8 blocks (lanes i and i + 8), then 4x4 blocks within them
+    // (lanes i and i + 4), then 2x2 (i and i + 2), then single bits (i and i + 1).
+    for (a, b) in [(&mut w0, &mut w2), (&mut w1, &mut w3)] {
+        let t = ((*a >> 8) ^ *b) & 0x00ff_00ff_00ff_00ff;
+        *a ^= t << 8;
+        *b ^= t;
+    }
+    for (a, b) in [(&mut w0, &mut w1), (&mut w2, &mut w3)] {
+        let t = ((*a >> 4) ^ *b) & 0x0f0f_0f0f_0f0f_0f0f;
+        *a ^= t << 4;
+        *b ^= t;
+    }
+    [w0, w1, w2, w3].map(|w| {
+        let t = ((w >> 2) ^ (w >> 32)) & 0x3333_3333;
+        let w = w ^ (t << 2 | t << 32);
+        let t = ((w >> 1) ^ (w >> 16)) & 0x0000_5555_0000_5555;
+        w ^ (t << 1 | t << 16)
+    })
+}
+
+/// The cells of colour `color` (`1..=16`) and the occupied cells of a board at most 16x16, as
+/// planes, built a row at a time with byte-parallel compares and transposed into column lanes.
+fn color_and_occupied(board: &Board, color: u8) -> (Bits, Bits) {
+    let (width, height) = (board.width(), board.height());
+    let (mut same, mut occupied) = ([0u64; 4], [0u64; 4]);
+    let spread = u64::from(color) * 0x0101_0101_0101_0101;
+    // Rows are read as two words straight from the cells where 16 bytes remain (the bytes
+    // past the row masked off), else through a zero-padded copy.
+    let low_mask = low_bits(8 * width.min(8) as u32);
+    let high_mask = low_bits(8 * width.saturating_sub(8) as u32);
+    let cells = board.cells();
+    let word_at = |i: usize| u64::from_le_bytes(cells[i..i + 8].try_into().expect("8 bytes"));
+    for lane in 0..height {
+        let start = (height - 1 - lane) * width;
+        let (low, high) = if start + 16 <= cells.len() {
+            (word_at(start) & low_mask, word_at(start + 8) & high_mask)
+        } else {
+            let mut bytes = [0u8; 16];
+            bytes[..width].copy_from_slice(&cells[start..start + width]);
+            let word = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
+            (word(0), word(8))
+        };
+        let full = nonzero_bytes(low) | nonzero_bytes(high) << 8;
+        let other = nonzero_bytes(low ^ spread) | nonzero_bytes(high ^ spread) << 8;
+        let shift = 16 * (lane % 4);
+        occupied[lane / 4] |= full << shift;
+        same[lane / 4] |= (full & !other) << shift;
+    }
+    (transpose(same), transpose(occupied))
+}
+
+/// Applies a tap at `position` as [`tap`](super::tap) does on a board of at most 16x16 cells
+/// (`None` when larger): the tapped colour's plane and the occupied cells are built from the
+/// cells, the group flooded there, the cleared cells, falls and column shifts read from the
+/// planes, and only the columns the tap changed are rewritten in a copy of the cells.
+pub(crate) fn tap_cells(
+    source: &Board,
+    position: Position,
+    rule: ScoringRule,
+    min_group: MinGroup,
+) -> Option<Result<TapOutcome, EngineError>> {
+    let (width, height) = (source.width(), source.height());
+    if width > COMPACT_SIDE || height > COMPACT_SIDE {
+        return None;
+    }
+    let (row, col) = (position.row as usize, position.col as usize);
+    if row >= height || col >= width {
+        return Some(Err(EngineError::PositionOffBoard {
+            field: "position",
+            position,
+            width,
+            height,
+        }));
+    }
+    let color = source.cells()[row * width + col];
+    if color == EMPTY {
+        return Some(Err(EngineError::IllegalTap(TapRejection::EmptyCell)));
+    }
+    let (plane, occupied) = color_and_occupied(source, color);
+    let members = flood(
+        plane,
+        single(col / 4, (16 * (col % 4) + height - 1 - row) as u32),
+    );
+    let size = count(members) as usize;
+    if size < min_group.get() {
+        return Some(Err(EngineError::IllegalTap(TapRejection::GroupTooSmall {
+            size,
+            min_group: min_group.get(),
+        })));
+    }
+    let position_of = |word: usize, bit: u32| {
+        Position::new(height as u32 - 1 - bit % 16, 4 * word as u32 + bit / 16)
+    };
+    let mut cleared = Vec::with_capacity(size);
+    for_each_row_major(members, |word, bit| cleared.push(position_of(word, bit)));
+    let touched = columns_of(members);
+    // Tiles above a column's lowest cleared cell fall by the cleared cells below them.
+    let mut movers = [0u64; 4];
+    let mut columns = touched;
+    while columns != 0 {
+        let c = columns.trailing_zeros();
+        columns &= columns - 1;
+        let (word, shift) = ((c / 4) as usize, 16 * (c % 4));
+        let removed = members[word] >> shift & LANE;
+        let lane = occupied[word] >> shift & !removed & !low_bits(removed.trailing_zeros() + 1);
+        movers[word] |= (lane & LANE) << shift;
+    }
+    let mut falls = Vec::new();
+    for_each_row_major(movers, |word, bit| {
+        let removed = members[word] >> (bit & !15) & LANE;
+        let to = bit - (removed & low_bits(bit % 16)).count_ones();
+        falls.push(Fall {
+            from: position_of(word, bit),
+            to: position_of(word, to),
+        });
+    });
+    let remaining = columns_of(and_not(occupied, members));
+    let emptied = touched & !remaining;
+    let mut column_shifts = Vec::new();
+    if emptied != 0 {
+        let mut moved = remaining & !low_bits(emptied.trailing_zeros()) as u32;
+        while moved != 0 {
+            let from = moved.trailing_zeros();
+            moved &= moved - 1;
+            column_shifts.push(ColumnShift {
+                from_col: from,
+                to_col: (remaining & low_bits(from) as u32).count_ones(),
+            });
+        }
+    }
+    // Rewrite the columns from the first touched one: each column's surviving tiles, bottom
+    // up, into the next column kept; columns left over at the right are emptied.
+    let lo = touched.trailing_zeros() as usize;
+    let hi = if emptied != 0 {
+        31 - columns_of(occupied).leading_zeros()
+    } else {
+        31 - touched.leading_zeros()
+    } as usize;
+    let before = source.cells();
+    let mut cells = before.to_vec();
+    let mut target = lo;
+    for c in lo..=hi {
+        let (word, shift) = (c / 4, 16 * (c % 4));
+        let mut kept = (occupied[word] & !members[word]) >> shift & LANE;
+        if kept == 0 {
+            continue;
+        }
+        let mut to = height;
+        while kept != 0 {
+            let r = kept.trailing_zeros() as usize;
+            kept &= kept - 1;
+            to -= 1;
+            cells[to * width + target] = before[(height - 1 - r) * width + c];
+        }
+        for r in 0..to {
+            cells[r * width + target] = EMPTY;
+        }
+        target += 1;
+    }
+    for c in target..=hi {
+        for r in 0..height {
+            cells[r * width + c] = EMPTY;
+        }
+    }
+    let board = Board::from_engine_cells(width, height, cells);
+    let tiles_left = count(occupied) as usize - size;
+    let game_over = if min_group == MinGroup::DEFAULT {
+        !super::has_adjacent_pair(&board)
+    } else {
+        !CompactGame::from_cells(&board)
+            .expect("at most 16x16")
+            .has_legal_group(min_group)
+    };
+    Some(Ok(TapOutcome {
+        cleared,
+        color,
+        falls,
+        column_shifts,
+        board: SettledBoard::new_unchecked(board),
+        move_score: rule.move_score(size),
+        tiles_left,
+        game_over,
+        end_bonus: if game_over {
+            rule.end_bonus(tiles_left)
+        } else {
+            0
+        },
+    }))
+}
+
 /// A settled collapse-family position of at most 16x16 cells ([`COMPACT_SIDE`]) with one
 /// 256-bit plane per colour present on the starting board: lists, counts and draws legal
 /// groups and applies taps with a few word operations per step and no allocation. Built from a
@@ -219,6 +474,77 @@ impl CompactGame {
             palette,
             planes,
         })
+    }
+
+    /// The position of a settled `board` built straight from its cells, or `None` when it is
+    /// wider or taller than [`COMPACT_SIDE`]. Same planes and palette as [`new`](Self::new).
+    pub fn from_board(board: &SettledBoard) -> Option<Self> {
+        Self::from_cells(board.board())
+    }
+
+    /// [`from_board`](Self::from_board) of a board known to be settled.
+    pub(crate) fn from_cells(board: &Board) -> Option<Self> {
+        let (width, height) = (board.width(), board.height());
+        if width > COMPACT_SIDE || height > COMPACT_SIDE {
+            return None;
+        }
+        // Colour-indexed planes; entry 0 collects the empty cells.
+        let mut by_colour = [[0u64; 4]; 17];
+        let mut bit = height;
+        for row in board.cells().chunks_exact(width) {
+            bit -= 1;
+            for (col, &cell) in row.iter().enumerate() {
+                by_colour[usize::from(cell).min(16)][col / 4] |= 1 << (16 * (col % 4) + bit);
+            }
+        }
+        let mut palette = [0; 16];
+        let mut planes = [[0; 4]; 16];
+        let (mut slots, mut tiles) = (0, 0);
+        for (color, &plane) in by_colour.iter().enumerate().skip(1) {
+            if !is_empty(plane) {
+                palette[slots] = color as u8;
+                planes[slots] = plane;
+                slots += 1;
+                tiles += count(plane);
+            }
+        }
+        Some(Self {
+            width: width as u8,
+            height: height as u8,
+            slots: slots as u8,
+            tiles: tiles as u16,
+            palette,
+            planes,
+        })
+    }
+
+    /// The legal groups as [`legal_groups`](super::legal_groups) lists them: representative
+    /// (first cell row-major), colour, size and score, ordered by representative.
+    pub(crate) fn legal_groups(&self, rule: ScoringRule, min_group: MinGroup) -> Vec<LegalGroup> {
+        // Each group marks its representative in `reps` and notes `size << 4 | slot` under that
+        // cell; reading `reps` row-major then lists the groups in order with no sort.
+        let mut reps = [0u64; 4];
+        let mut notes = [0u16; 256];
+        let mut groups = 0;
+        self.scan_groups(min_group.get(), |slot, _, members| {
+            let (word, bit) = first_row_major(members);
+            reps[word] |= 1 << bit;
+            notes[64 * word + bit as usize] = (count(members) as u16) << 4 | slot as u16;
+            groups += 1;
+            true
+        });
+        let mut found = Vec::with_capacity(groups);
+        for_each_row_major(reps, |word, bit| {
+            let note = notes[64 * word + bit as usize];
+            let size = usize::from(note >> 4);
+            found.push(LegalGroup {
+                representative: self.position(word, bit),
+                color: self.palette[usize::from(note & 15)],
+                size,
+                score: rule.move_score(size),
+            });
+        });
+        found
     }
 
     /// Board width in columns, `1..=16`.
@@ -276,7 +602,7 @@ impl CompactGame {
         for (slot, &plane) in self.planes().iter().enumerate() {
             let mut candidates = paired(plane);
             while !is_empty(candidates) {
-                let (word, bit) = select(candidates, 0);
+                let (word, bit) = lowest(candidates);
                 let seed = single(word, bit);
                 let members = flood(plane, seed);
                 candidates = and_not(candidates, members);
@@ -389,7 +715,7 @@ impl CompactGame {
                 rest -= 1;
                 return true;
             }
-            let (word, bit) = select(seed, 0);
+            let (word, bit) = lowest(seed);
             drawn = Some((slot, word, bit, members));
             false
         });
@@ -447,6 +773,21 @@ impl CompactGame {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn transpose_moves_every_bit() {
+        for lane in 0..16 {
+            for bit in 0..16 {
+                let a = single(lane / 4, (16 * (lane % 4) + bit) as u32);
+                let t = single(bit / 4, (16 * (bit % 4) + lane) as u32);
+                assert_eq!(transpose(a), t, "lane {lane} bit {bit}");
+            }
+        }
+        for i in 0..256 {
+            assert_eq!(nonzero_bytes(1u64 << (i % 64)), 1 << (i % 64 / 8));
+        }
+        assert_eq!(nonzero_bytes(0x8000_0000_0001_ff00), 0b1000_0110);
+    }
 
     #[test]
     fn columns_of_reads_every_lane() {

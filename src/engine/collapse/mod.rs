@@ -5,9 +5,12 @@
 //! whole group, applies gravity within each column, then removes every entirely empty column,
 //! sliding the columns to its right left in order. The game is over when no legal group remains.
 //!
-//! The rules run once, on column bitboards ([`CollapseGame`], in [`bitboard`]); [`tap`],
-//! [`legal_groups`] and [`is_game_over`] translate between those and the row-major
-//! [`SettledBoard`] and record what the API reports (cleared cells, falls, column shifts).
+//! The rules run on column bitboards ([`CollapseGame`], in [`bitboard`]) for every size, and on
+//! 256-bit planes ([`CompactGame`], in [`compact`]) for boards of at most 16x16: [`tap`],
+//! [`legal_groups`] and [`is_game_over`] build the planes straight from the row-major
+//! [`SettledBoard`] when it fits (only the tapped colour and the occupied cells for a tap), else
+//! the column bitboards, and record what the API reports (cleared cells, falls, column shifts).
+//! The property tests hold both paths to a scalar reference on every size 1..=64.
 
 pub mod bitboard;
 pub mod compact;
@@ -122,6 +125,17 @@ pub fn tap(
     rule: ScoringRule,
     min_group: MinGroup,
 ) -> Result<TapOutcome, EngineError> {
+    compact::tap_cells(board.board(), position, rule, min_group)
+        .unwrap_or_else(|| tap_columns(board, position, rule, min_group))
+}
+
+/// [`tap`] on column bitboards ([`CollapseGame`]), for boards of any size.
+pub(crate) fn tap_columns(
+    board: &SettledBoard,
+    position: Position,
+    rule: ScoringRule,
+    min_group: MinGroup,
+) -> Result<TapOutcome, EngineError> {
     let source = board.board();
     let mut game = CollapseGame::from_settled(source);
     let (slot, col, bit) = game.locate(position)?;
@@ -185,11 +199,14 @@ pub fn is_game_over(board: &SettledBoard, min_group: MinGroup) -> bool {
         // cells finds such a pair within a few cells, sooner than the bitboards are built.
         return !has_adjacent_pair(board.board());
     }
-    !CollapseGame::new(board).has_legal_group(min_group)
+    match CompactGame::from_cells(board.board()) {
+        Some(game) => !game.has_legal_group(min_group),
+        None => !CollapseGame::new(board).has_legal_group(min_group),
+    }
 }
 
 /// True when two orthogonally adjacent cells hold the same colour.
-fn has_adjacent_pair(board: &Board) -> bool {
+pub(crate) fn has_adjacent_pair(board: &Board) -> bool {
     let (width, cells) = (board.width(), board.cells());
     cells.iter().enumerate().any(|(index, &cell)| {
         cell != super::board::EMPTY
@@ -204,7 +221,10 @@ pub fn legal_groups(
     rule: ScoringRule,
     min_group: MinGroup,
 ) -> Vec<LegalGroup> {
-    legal_groups_of(&CollapseGame::new(board), rule, min_group)
+    match CompactGame::from_cells(board.board()) {
+        Some(game) => game.legal_groups(rule, min_group),
+        None => legal_groups_of(&CollapseGame::new(board), rule, min_group),
+    }
 }
 
 /// [`legal_groups`] of a position already in bitboards.
@@ -621,6 +641,14 @@ mod reference_tests {
         let expected = reference_groups(cells, width, height, min);
         let groups = legal_groups(&board, ScoringRule::PopStar, min_group);
         assert_eq!(groups, expected, "{label}");
+        let columns = legal_groups_of(&CollapseGame::new(&board), ScoringRule::PopStar, min_group);
+        assert_eq!(columns, expected, "{label}: column bitboards");
+        if let Some(compact) = CompactGame::from_board(&board) {
+            assert_eq!(
+                Some(&compact),
+                CompactGame::new(&CollapseGame::new(&board)).as_ref()
+            );
+        }
         assert_eq!(
             is_game_over(&board, min_group),
             expected.is_empty(),
@@ -662,6 +690,11 @@ mod reference_tests {
         let index = mix.below(cells.len());
         let position = Position::new((index / width) as u32, (index % width) as u32);
         let outcome = tap(&board, position, ScoringRule::PopStar, min_group);
+        assert_eq!(
+            outcome,
+            tap_columns(&board, position, ScoringRule::PopStar, min_group),
+            "{label}: column bitboards"
+        );
         if cells[index] == EMPTY {
             assert_eq!(
                 outcome,
@@ -780,6 +813,27 @@ mod reference_tests {
             let index = tapped.position.row as usize * width + tapped.position.col as usize;
             let members = component(&cells, width, height, index);
             assert_eq!((tapped.color, tapped.size), (cells[index], members.len()));
+            // The recording API on this position, against the column bitboards and the
+            // reference.
+            let here = settled(&cells, width, height);
+            let recorded = tap(&here, tapped.position, ScoringRule::PopStar, min_group);
+            assert_eq!(
+                recorded,
+                tap_columns(&here, tapped.position, ScoringRule::PopStar, min_group),
+                "{label}"
+            );
+            let (after, cleared, falls, shifts) = reference_tap(&cells, width, height, index);
+            let recorded = recorded.unwrap();
+            assert_eq!(recorded.board.board().cells(), &after[..], "{label}");
+            assert_eq!(
+                (recorded.cleared, recorded.falls, recorded.column_shifts),
+                (cleared, falls, shifts),
+                "{label}"
+            );
+            assert_eq!(
+                legal_groups(&here, ScoringRule::PopStar, min_group),
+                expected
+            );
             assert!(tapped.size >= min, "{label}: {tapped:?}");
             cells = reference_tap(&cells, width, height, index).0;
         }
