@@ -61,6 +61,13 @@ pub(crate) fn arrange<R: Rng + ?Sized>(
             Palette::Multiset { counts } => counts,
             Palette::Uniform { .. } => [0; MAX_COLOR as usize + 1],
         };
+        // Colours that may still be drawn (bit c = colour c), kept in step with `counts`.
+        let mut available = match palette {
+            Palette::Uniform { colors } => ((1u32 << (colors + 1)) - 1) & !1,
+            Palette::Multiset { .. } => (1..=MAX_COLOR)
+                .filter(|&c| counts[usize::from(c)] > 0)
+                .fold(0, |mask, c| mask | 1 << c),
+        };
         let mut nodes = 0usize;
         let mut rejects = 0usize;
         // Small boards are searched without a reject limit, so that within the node budget an
@@ -88,18 +95,17 @@ pub(crate) fn arrange<R: Rng + ?Sized>(
                 }
                 rejects += 1;
                 step_back(&mut index, &mut col);
-                release(&mut counts, palette, cells[index]);
+                release(&mut counts, &mut available, palette, cells[index]);
                 continue;
             }
-            let candidates =
-                allowed_colors(&cells, width, index, col, palette, &counts) & !tried[index];
+            let candidates = allowed_colors(&cells, width, index, col, available) & !tried[index];
             if candidates == 0 {
                 if index == 0 {
                     // Every choice at every cell has been tried: nothing passes.
                     return Arrangement::Impossible;
                 }
                 step_back(&mut index, &mut col);
-                release(&mut counts, palette, cells[index]);
+                release(&mut counts, &mut available, palette, cells[index]);
                 continue;
             }
             let color = pick(candidates, palette, &counts, rng);
@@ -107,6 +113,9 @@ pub(crate) fn arrange<R: Rng + ?Sized>(
             cells[index] = color;
             if let Palette::Multiset { .. } = palette {
                 counts[usize::from(color)] -= 1;
+                if counts[usize::from(color)] == 0 {
+                    available &= !(1 << color);
+                }
             }
             index += 1;
             col = if col + 1 == width { 0 } else { col + 1 };
@@ -118,35 +127,26 @@ pub(crate) fn arrange<R: Rng + ?Sized>(
     Arrangement::GaveUp
 }
 
-fn release(counts: &mut [u16; MAX_COLOR as usize + 1], palette: Palette, color: u8) {
+/// Puts a multiset tile of `color` back (nothing for a uniform palette).
+#[inline(always)]
+fn release(
+    counts: &mut [u16; MAX_COLOR as usize + 1],
+    available: &mut u32,
+    palette: Palette,
+    color: u8,
+) {
     if let Palette::Multiset { .. } = palette {
         counts[usize::from(color)] += 1;
+        *available |= 1 << color;
     }
 }
 
-/// Colours (as a bit mask, bit c = colour c) that cell `index` (in column `col`) may take
-/// without completing a run with the cells already placed to its left and above.
-#[inline]
-fn allowed_colors(
-    cells: &[u8],
-    width: usize,
-    index: usize,
-    col: usize,
-    palette: Palette,
-    counts: &[u16; MAX_COLOR as usize + 1],
-) -> u32 {
-    let mut mask = match palette {
-        Palette::Uniform { colors } => ((1u32 << (colors + 1)) - 1) & !1,
-        Palette::Multiset { .. } => {
-            let mut mask = 0;
-            for (color, &count) in counts.iter().enumerate().skip(1) {
-                if count > 0 {
-                    mask |= 1 << color;
-                }
-            }
-            mask
-        }
-    };
+/// Colours (as a bit mask, bit c = colour c) among `available` that cell `index` (in column
+/// `col`) may take without completing a run with the cells already placed to its left and
+/// above.
+#[inline(always)]
+fn allowed_colors(cells: &[u8], width: usize, index: usize, col: usize, available: u32) -> u32 {
+    let mut mask = available;
     if col >= 2 && cells[index - 1] == cells[index - 2] {
         mask &= !(1 << cells[index - 1]);
     }
@@ -157,7 +157,7 @@ fn allowed_colors(
 }
 
 /// Picks one colour of the non-empty mask `candidates`: uniformly, or by [`weight`].
-#[inline]
+#[inline(always)]
 fn pick<R: Rng + ?Sized>(
     candidates: u32,
     palette: Palette,
