@@ -72,7 +72,8 @@ pub fn generate_swap_board<R: Rng + ?Sized>(
         ))),
         Arrangement::GaveUp => Err(infeasible(format!(
             "no stable {width}x{height} board with {colors} colours and {min_moves} valid swaps \
-             was found within the generator's search budget; ask for fewer"
+             was found within the generator's search budget; ask for fewer moves or use fewer \
+             colours (fewer colours give more valid swaps)"
         ))),
     }
 }

@@ -72,7 +72,8 @@ pub fn response_too_large(length: usize, limit: usize) -> Status {
         Code::ResourceExhausted,
         format!(
             "response would be {length} bytes, over the server's {limit}-byte message limit; \
-             ask for less (e.g. a lower max_steps, or no per-step boards)"
+             ask for less (a smaller board; for ResolveCascade a lower max_steps or no per-step \
+             boards)"
         ),
         details,
     )
