@@ -6,7 +6,7 @@ use rand::Rng;
 use super::bitboard::{BitIter, ColorPlanes};
 use super::board::{Board, EMPTY};
 use super::error::EngineError;
-use super::gravity::{Fall, Spawn, apply_gravity, refill, refill_tops, settle_columns};
+use super::gravity::{Fall, Spawn, refill_tops, settle_columns};
 use super::moves::{Swap, SwapVerdict, apply_swap, count_valid_swaps, judge_swap};
 use super::runs::{Group, find_groups, groups_of};
 use super::scoring::cascade_group_score;
@@ -145,11 +145,12 @@ pub fn resolve_board<R: Rng + ?Sized>(
 ) -> Result<CascadeOutcome, EngineError> {
     let mut steps = Vec::new();
     if board.has_empty_cell() {
-        let falls = apply_gravity(&mut board);
-        let spawns = match options.refill {
-            Refill::Random { colors } => refill(&mut board, colors, rng),
-            Refill::None => Vec::new(),
-        };
+        let mut falls = Vec::new();
+        let empty_on_top = settle_columns(&mut board, u64::MAX, Some(&mut falls));
+        let mut spawns = Vec::new();
+        if let Refill::Random { colors } = options.refill {
+            refill_tops(&mut board, &empty_on_top, colors, rng, Some(&mut spawns));
+        }
         if !falls.is_empty() || !spawns.is_empty() {
             steps.push(CascadeStep {
                 index: 1,

@@ -1,5 +1,6 @@
 //! Gravity and refill (docs/rules.md sections 2 and 3): in every column the remaining tiles fall straight
-//! down (toward higher rows), keeping their order; refill fills the empty cells left at the top.
+//! down (toward higher rows), keeping their order; refill fills the empty cells left at the top,
+//! in row-major order.
 
 use rand::Rng;
 
@@ -74,24 +75,6 @@ pub(crate) fn settle_columns(
     empty_on_top
 }
 
-/// Fills every empty cell, in row-major order, with a colour drawn uniformly from
-/// `1..=colors` (`colors` in `1..=16`), and returns the spawns in that order.
-pub fn refill<R: Rng + ?Sized>(board: &mut Board, colors: u8, rng: &mut R) -> Vec<Spawn> {
-    debug_assert!((1..=16).contains(&colors));
-    let width = board.width();
-    let mut spawns = Vec::new();
-    for (index, cell) in board.cells_mut().iter_mut().enumerate() {
-        if *cell == EMPTY {
-            *cell = rng.random_range(1..=colors);
-            spawns.push(Spawn {
-                position: Position::new((index / width) as u32, (index % width) as u32),
-                color: *cell,
-            });
-        }
-    }
-    spawns
-}
-
 /// Fills the empty cells at the top of each column (`empty_on_top[c]` of them in column `c`,
 /// as [`settle_columns`] leaves them) in row-major order with colours drawn uniformly from
 /// `1..=colors`, appending the spawns when `spawns` is given.
@@ -162,7 +145,9 @@ mod tests {
         use rand::SeedableRng;
         let mut board = Board::parse("../.R").unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-        let spawns = refill(&mut board, 3, &mut rng);
+        let empty_on_top = settle_columns(&mut board, u64::MAX, None);
+        let mut spawns = Vec::new();
+        refill_tops(&mut board, &empty_on_top, 3, &mut rng, Some(&mut spawns));
         assert_eq!(spawns.len(), 3);
         assert_eq!(
             spawns.iter().map(|s| s.position).collect::<Vec<_>>(),
