@@ -147,6 +147,9 @@ fn bench_rng(c: &mut Criterion) {
     group.finish();
 }
 
+/// One swap turn on a stable board: the recorded or the simulation path.
+type TurnFn = fn(StableBoard, Swap, CascadeOptions, &mut engine::SeededRng);
+
 fn bench_swap(c: &mut Criterion) {
     for (width, height, colors, name) in [(9, 9, 6, "swap_9x9_6c"), (64, 64, 16, "swap_64x64_16c")]
     {
@@ -197,33 +200,29 @@ fn bench_swap(c: &mut Criterion) {
         };
         // A full turn as the ResolveCascade RPC runs it: judge the swap, resolve the cascade
         // with random refill recording every step, judge the final board (dead, valid swaps).
-        group.bench_function("full_turn_recorded", |b| {
-            b.iter_batched(
-                || {
-                    next = (next + 1) % boards.len();
-                    (boards[next].clone(), next as u64)
-                },
-                |((board, swap), seed)| {
-                    let mut rng = engine::rng_from_seed(seed);
-                    black_box(engine::resolve_swap(board, swap, options, &mut rng).unwrap())
-                },
-                BatchSize::SmallInput,
-            )
-        });
-        // The same turn for simulations: same board, score and dead check, no events.
-        group.bench_function("full_turn", |b| {
-            b.iter_batched(
-                || {
-                    next = (next + 1) % boards.len();
-                    (boards[next].clone(), next as u64)
-                },
-                |((board, swap), seed)| {
-                    let mut rng = engine::rng_from_seed(seed);
-                    black_box(engine::play_swap(board, swap, options, &mut rng).unwrap())
-                },
-                BatchSize::SmallInput,
-            )
-        });
+        // Then the same turn for simulations: same board, score and dead check, no events.
+        let turns: [(&str, TurnFn); 2] = [
+            ("full_turn_recorded", |board, swap, options, rng| {
+                black_box(engine::resolve_swap(board, swap, options, rng).unwrap());
+            }),
+            ("full_turn", |board, swap, options, rng| {
+                black_box(engine::play_swap(board, swap, options, rng).unwrap());
+            }),
+        ];
+        for (name, turn) in turns {
+            group.bench_function(name, |b| {
+                b.iter_batched(
+                    || {
+                        next = (next + 1) % boards.len();
+                        (boards[next].clone(), next as u64)
+                    },
+                    |((board, swap), seed)| {
+                        turn(board, swap, options, &mut engine::rng_from_seed(seed))
+                    },
+                    BatchSize::SmallInput,
+                )
+            });
+        }
         group.finish();
     }
 }
