@@ -277,11 +277,7 @@ fn bench_collapse(c: &mut Criterion) {
 }
 
 fn standard_position_1() -> SettledBoard {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/samegame-standard-20.txt"
-    ))
-    .expect("data/samegame-standard-20.txt");
+    let text = include_str!("../data/samegame-standard-20.txt");
     let cells: Vec<u32> = text
         .split_whitespace()
         .take(225)
