@@ -84,6 +84,14 @@ pub(crate) fn arrange<R: Rng + ?Sized>(
             *col = if *col == 0 { width - 1 } else { *col - 1 };
         };
         tried[0] = 0;
+        if let Palette::Uniform { colors } = palette
+            && colors >= 3
+        {
+            // The first descent cannot meet a dead end; take it without the bookkeeping. It
+            // leaves the state the loop below would have reached at `index == size`.
+            first_descent(&mut cells, &mut tried, width, available, rng);
+            (index, col, nodes) = (size, 0, size);
+        }
         loop {
             nodes += 1;
             if nodes > nodes_per_attempt || rejects >= max_rejects {
@@ -125,6 +133,40 @@ pub(crate) fn arrange<R: Rng + ?Sized>(
         }
     }
     Arrangement::GaveUp
+}
+
+/// The first descent of a uniform palette of 3 or more colours, which never meets a dead end
+/// (a cell loses at most two colours, one to its left neighbours and one to its upper ones):
+/// the same choices and draws as [`arrange`]'s loop, with the last two colours of the row in
+/// registers. Fills every cell and marks its colour tried.
+#[inline(always)]
+fn first_descent<R: Rng + ?Sized>(
+    cells: &mut [u8],
+    tried: &mut [u32],
+    width: usize,
+    available: u32,
+    rng: &mut R,
+) {
+    for row_start in (0..cells.len()).step_by(width) {
+        // Colour 0 (empty) is never available, so two empty left neighbours forbid nothing.
+        let (mut left2, mut left1) = (0u8, 0u8);
+        for index in row_start..row_start + width {
+            let mut candidates = available;
+            if left1 == left2 {
+                candidates &= !(1 << left1);
+            }
+            if index >= 2 * width {
+                let up1 = cells[index - width];
+                if up1 == cells[index - 2 * width] {
+                    candidates &= !(1 << up1);
+                }
+            }
+            let color = nth_set_bit(candidates, rng.random_range(0..candidates.count_ones()));
+            cells[index] = color;
+            tried[index] = 1 << color;
+            (left2, left1) = (left1, color);
+        }
+    }
 }
 
 /// Puts a multiset tile of `color` back (nothing for a uniform palette).

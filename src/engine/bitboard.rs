@@ -76,6 +76,7 @@ const PAD_BELOW: usize = 3;
 /// zero rows above and below so that vertical patterns need no bounds checks.
 #[derive(Clone, Debug)]
 pub(crate) struct ColorPlanes {
+    width: usize,
     height: usize,
     /// Planes exist for colours `1..=colors`, `0..=16`: at least the highest colour present
     /// (more after [`ColorPlanes::reserve_colors`]).
@@ -91,6 +92,7 @@ impl ColorPlanes {
     /// The colour planes of `cells`, a row-major `width x height` board (values `0..=16`).
     pub(crate) fn new(cells: &[u8], width: usize, height: usize) -> Self {
         let mut planes = Self {
+            width,
             height,
             colors: 0,
             stride: PAD_ABOVE + height + PAD_BELOW,
@@ -313,12 +315,58 @@ impl ColorPlanes {
 
     /// Number of valid swaps of the (full, run-free) board.
     pub(crate) fn count_valid_swaps(&self) -> usize {
+        let stride = self.width + 1;
+        // The pattern shifts reach three rows down, so three strides must stay inside the word.
+        if stride * self.height <= 128 && 3 * stride < 128 {
+            return self.count_valid_swaps_packed();
+        }
         (0..self.height)
             .map(|row| {
                 let (right, down) = self.swap_masks(row);
                 (right.count_ones() + down.count_ones()) as usize
             })
             .sum()
+    }
+
+    /// [`ColorPlanes::count_valid_swaps`] for a board whose rows, each followed by one zero
+    /// column, fit one `u128` (up to 10x10, 8x14, ...): the patterns of
+    /// [`ColorPlanes::swap_masks`] on the whole board at once. Row `r`, column `c` is bit
+    /// `r * (width + 1) + c`; the zero column keeps horizontal shifts from pairing cells of
+    /// different rows, and the origins masks drop the bits that name no swap.
+    fn count_valid_swaps_packed(&self) -> usize {
+        let (width, height) = (self.width, self.height);
+        let stride = width + 1;
+        let row_cells = (1u128 << width) - 1;
+        let (mut right_origins, mut down_origins) = (0u128, 0u128);
+        for row in 0..height {
+            right_origins |= (row_cells >> 1) << (row * stride);
+            if row + 1 < height {
+                down_origins |= row_cells << (row * stride);
+            }
+        }
+        let (mut right, mut down) = (0u128, 0u128);
+        for color in 1..=self.colors {
+            let plane = &self.plane(color)[PAD_ABOVE..PAD_ABOVE + height];
+            let line = plane
+                .iter()
+                .enumerate()
+                .fold(0u128, |packed, (row, &mask)| {
+                    packed | u128::from(mask) << (row * stride)
+                });
+            let (up1, up2) = (line << stride, line << (2 * stride));
+            let (down1, down2, down3) =
+                (line >> stride, line >> (2 * stride), line >> (3 * stride));
+            let across_vertical = (up1 & up2) | (down1 & down2) | (up1 & down1);
+            let across_here = across_horizontal_packed(line);
+            let across_below = across_horizontal_packed(down1);
+            let moves_right = line & (((line >> 2) & (line >> 3)) | (across_vertical >> 1));
+            let moves_left = (line >> 1) & (((line << 1) & (line << 2)) | across_vertical);
+            right |= (moves_right | moves_left) & !(line & (line >> 1));
+            let moves_down = line & (across_below | (down2 & down3));
+            let moves_up = down1 & (across_here | (up1 & up2));
+            down |= (moves_down | moves_up) & !(line & down1);
+        }
+        ((right & right_origins).count_ones() + (down & down_origins).count_ones()) as usize
     }
 
     /// Number of valid swaps of the (full, run-free) board, counted row by row until `limit`
@@ -385,6 +433,13 @@ fn across_horizontal(line: u64) -> u64 {
     (left1 & left2) | (right1 & right2) | (left1 & right1)
 }
 
+/// [`across_horizontal`] on a packed board (see [`ColorPlanes::count_valid_swaps_packed`]).
+#[inline]
+fn across_horizontal_packed(line: u128) -> u128 {
+    let (left1, left2, right1, right2) = (line << 1, line << 2, line >> 1, line >> 2);
+    (left1 & left2) | (right1 & right2) | (left1 & right1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -430,5 +485,38 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn packed_count_agrees_with_the_row_by_row_count() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let mut packed_sizes = 0;
+        for width in 1..=41 {
+            for height in 1..=64 {
+                if (width + 1) * height > 128 {
+                    continue;
+                }
+                packed_sizes += 1;
+                for colors in [2u8, 3, 5, 16] {
+                    let cells: Vec<u8> = (0..width * height)
+                        .map(|_| rng.random_range(1..=colors))
+                        .collect();
+                    let planes = ColorPlanes::new(&cells, width, height);
+                    let by_rows: usize = (0..height)
+                        .map(|row| {
+                            let (right, down) = planes.swap_masks(row);
+                            (right.count_ones() + down.count_ones()) as usize
+                        })
+                        .sum();
+                    assert_eq!(
+                        planes.count_valid_swaps_packed(),
+                        by_rows,
+                        "{width}x{height}, {colors} colours"
+                    );
+                }
+            }
+        }
+        assert_eq!(packed_sizes, 409);
     }
 }
