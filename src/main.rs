@@ -3,11 +3,10 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use clap::error::ErrorKind;
 
 fn main() -> ExitCode {
-    let cli = match matchgrid::cli::Cli::try_parse() {
+    let cli = match matchgrid::cli::Cli::try_parse_args(std::env::args_os()) {
         Ok(cli) => cli,
         Err(error)
             if matches!(

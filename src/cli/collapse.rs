@@ -82,8 +82,13 @@ pub enum CollapseCommand {
     },
 }
 
-pub(super) async fn run_collapse(args: ClientArgs<CollapseCommand>) -> Result<(), String> {
-    let mut client = CollapsePuzzleClient::new(connect(&args.server, &args.tls).await?);
+pub(super) async fn run_collapse(
+    server: &str,
+    args: ClientArgs<CollapseCommand>,
+) -> Result<(), String> {
+    let limit = args.max_message_bytes as usize;
+    let mut client = CollapsePuzzleClient::new(connect(server, &args.tls).await?)
+        .max_decoding_message_size(limit);
     let json = args.json;
     match args.command {
         CollapseCommand::Generate {

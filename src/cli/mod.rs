@@ -24,13 +24,55 @@ use crate::engine;
 use crate::proto;
 use crate::server::ServeConfig;
 
+/// The server the client commands call when neither `--server` nor `MATCHGRID_SERVER` names one.
+pub const DEFAULT_SERVER: &str = "http://127.0.0.1:50051";
+
 /// matchgrid: a stateless gRPC engine for match-3 (swap) and PopStar/SameGame (collapse) puzzles.
 #[derive(Debug, Parser)]
 #[command(name = "matchgrid", version, about, propagate_version = true)]
 pub struct Cli {
+    /// Server of the client commands (swap, collapse): http://HOST:PORT, or https://HOST:PORT
+    /// for TLS (needs --tls-ca). Before or after the subcommand; not for serve, which listens on
+    /// --listen.
+    #[arg(
+        long,
+        global = true,
+        env = "MATCHGRID_SERVER",
+        default_value = DEFAULT_SERVER,
+        value_name = "URL"
+    )]
+    pub server: String,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// Parses a command line (the program name first), as [`Parser::try_parse_from`] does, and
+    /// also refuses a `--server` given to `serve` (a global flag clap would otherwise accept and
+    /// ignore there).
+    pub fn try_parse_args<I, T>(args: I) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        use clap::{CommandFactory, FromArgMatches, parser::ValueSource};
+        let mut command = Self::command();
+        let matches = command.try_get_matches_from_mut(args)?;
+        let cli = Self::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;
+        let given =
+            |m: &clap::ArgMatches| m.value_source("server") == Some(ValueSource::CommandLine);
+        if matches!(cli.command, Command::Serve(_))
+            && (given(&matches) || matches.subcommand_matches("serve").is_some_and(given))
+        {
+            return Err(command.error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--server is an option of the client commands (swap, collapse); serve listens \
+                 on --listen",
+            ));
+        }
+        Ok(cli)
+    }
 }
 
 /// Top-level commands.
@@ -44,20 +86,24 @@ pub enum Command {
     Collapse(ClientArgs<CollapseCommand>),
 }
 
-/// Options shared by client commands.
+/// Options shared by client commands (the server's address is [`Cli::server`]).
 #[derive(Debug, Args)]
 pub struct ClientArgs<C: Subcommand> {
-    /// Server address: http://HOST:PORT, or https://HOST:PORT for TLS (needs --tls-ca).
-    #[arg(
-        long,
-        global = true,
-        env = "MATCHGRID_SERVER",
-        default_value = "http://127.0.0.1:50051"
-    )]
-    pub server: String,
     /// Print the response as JSON instead of grids.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Largest reply this client accepts, in bytes (1024..=67108864). The default is the
+    /// server's default; set it to the server's --max-message-bytes to accept every reply that
+    /// server may send (the same variable configures both). Requests are limited by the server.
+    #[arg(
+        long,
+        global = true,
+        env = "MATCHGRID_MAX_MESSAGE_BYTES",
+        default_value_t = crate::transport::DEFAULT_MAX_MESSAGE_BYTES,
+        value_parser = clap::value_parser!(u32).range(1024..=64 * 1024 * 1024),
+        value_name = "BYTES"
+    )]
+    pub max_message_bytes: u32,
     /// TLS settings for an https:// server.
     #[command(flatten)]
     pub tls: ClientTls,
@@ -181,8 +227,10 @@ fn parse_swap(text: &str) -> Result<proto::Swap, String> {
 pub fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
         Command::Serve(config) => crate::server::run(config),
-        Command::Swap(args) => client_runtime()?.block_on(swap::run_swap(args)),
-        Command::Collapse(args) => client_runtime()?.block_on(collapse::run_collapse(args)),
+        Command::Swap(args) => client_runtime()?.block_on(swap::run_swap(&cli.server, args)),
+        Command::Collapse(args) => {
+            client_runtime()?.block_on(collapse::run_collapse(&cli.server, args))
+        }
     }
 }
 
@@ -220,6 +268,12 @@ async fn connect(server: &str, tls: &ClientTls) -> Result<Channel, String> {
 fn reply<T>(result: Result<tonic::Response<T>, tonic::Status>) -> Result<T, String> {
     result.map(tonic::Response::into_inner).map_err(|status| {
         let mut message = format!("{:?}: {}", status.code(), status.message());
+        if status.code() == tonic::Code::OutOfRange
+            && status.message().contains("message length too large")
+        {
+            // tonic's own limit on this side (the client's), not the server's.
+            message.push_str(" (this client's limit: raise --max-message-bytes)");
+        }
         let mut source = std::error::Error::source(&status);
         while let Some(cause) = source {
             let text = cause.to_string();
@@ -266,6 +320,58 @@ mod tests {
             one_line(&error.to_string()),
             "the following required arguments were not provided: --board <BOARD>"
         );
+    }
+
+    #[test]
+    fn server_is_global_and_refused_by_serve() {
+        let parse = |args: &[&str]| Cli::try_parse_args(args.iter().copied());
+        for args in [
+            &[
+                "matchgrid",
+                "--server",
+                "http://h:1",
+                "swap",
+                "dead",
+                "--board",
+                "RGB",
+            ][..],
+            &[
+                "matchgrid",
+                "swap",
+                "--server",
+                "http://h:1",
+                "dead",
+                "--board",
+                "RGB",
+            ][..],
+            &[
+                "matchgrid",
+                "swap",
+                "dead",
+                "--board",
+                "RGB",
+                "--server",
+                "http://h:1",
+            ][..],
+        ] {
+            let cli = parse(args).unwrap();
+            assert_eq!(cli.server, "http://h:1", "{args:?}");
+            assert!(matches!(cli.command, Command::Swap(_)), "{args:?}");
+        }
+        for args in [
+            &["matchgrid", "--server", "http://h:1", "serve"][..],
+            &["matchgrid", "serve", "--server", "http://h:1"][..],
+        ] {
+            let error = parse(args).unwrap_err();
+            assert!(
+                one_line(&error.to_string()).starts_with("--server is an option of the client"),
+                "{args:?}: {error}"
+            );
+        }
+        assert!(matches!(
+            parse(&["matchgrid", "serve"]).unwrap().command,
+            Command::Serve(_)
+        ));
     }
 
     #[test]

@@ -70,6 +70,11 @@ pub enum SwapCommand {
         /// Cascade step limit, 1..=1000 (0: the server's default, 200).
         #[arg(long, default_value_t = 0)]
         max_steps: u32,
+        /// Ask the server for the board after every step (include_step_boards). Without it
+        /// the steps' boards are drawn from their groups, falls and spawns, and the reply
+        /// stays small on large boards.
+        #[arg(long)]
+        step_boards: bool,
     },
     /// List every valid swap of a stable board; says whether it is dead.
     Dead {
@@ -88,8 +93,10 @@ pub enum SwapCommand {
     },
 }
 
-pub(super) async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String> {
-    let mut client = SwapPuzzleClient::new(connect(&args.server, &args.tls).await?);
+pub(super) async fn run_swap(server: &str, args: ClientArgs<SwapCommand>) -> Result<(), String> {
+    let limit = args.max_message_bytes as usize;
+    let mut client =
+        SwapPuzzleClient::new(connect(server, &args.tls).await?).max_decoding_message_size(limit);
     let json = args.json;
     match args.command {
         SwapCommand::Generate {
@@ -136,6 +143,7 @@ pub(super) async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String
             refill,
             no_auto_shuffle,
             max_steps,
+            step_boards,
         } => {
             let refill = match refill {
                 RefillArg::Random => proto::RefillMode::Random,
@@ -149,12 +157,12 @@ pub(super) async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String
                 refill: refill.into(),
                 auto_shuffle: Some(!no_auto_shuffle),
                 max_steps,
-                // Each step is printed as a grid.
-                include_step_boards: true,
+                include_step_boards: step_boards,
             };
             emit(json, &reply(client.resolve_cascade(request).await)?, |r| {
+                let drawn = boards_from_events(&board, swap.as_ref(), &r.steps);
                 let mut text = format!("start\n{}", render_board(&board));
-                for step in &r.steps {
+                for (step, drawn) in r.steps.iter().zip(&drawn) {
                     let cleared: usize = step.groups.iter().map(|g| g.cells.len()).sum();
                     let _ = write!(
                         text,
@@ -164,7 +172,7 @@ pub(super) async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String
                         step.falls.len(),
                         step.spawns.len(),
                         step.score,
-                        render_board(step.board.as_ref().unwrap_or(&board))
+                        render_board(step.board.as_ref().unwrap_or(drawn))
                     );
                 }
                 if let Some(before) = &r.board_before_shuffle {
@@ -210,4 +218,58 @@ pub(super) async fn run_swap(args: ClientArgs<SwapCommand>) -> Result<(), String
             })
         }
     }
+}
+
+/// The board after each step of a cascade, rebuilt from the events as a client without
+/// per-step boards does: the swap exchanges its two tiles before step 1; then each step clears
+/// its groups' cells, moves every falling tile at once (a tile may fall into a cell another
+/// tile leaves in the same step), and fills its spawns. Positions off the board are skipped.
+fn boards_from_events(
+    start: &proto::Board,
+    swap: Option<&proto::Swap>,
+    steps: &[proto::CascadeStep],
+) -> Vec<proto::Board> {
+    let width = start.width as usize;
+    let index = |p: Option<&proto::Position>| {
+        p.filter(|p| p.col < start.width && p.row < start.height)
+            .map(|p| p.row as usize * width + p.col as usize)
+            .filter(|&i| i < start.cells.len())
+    };
+    let mut cells = start.cells.clone();
+    if let Some((a, b)) = swap.and_then(|s| index(s.a.as_ref()).zip(index(s.b.as_ref()))) {
+        cells.swap(a, b);
+    }
+    let mut boards = Vec::with_capacity(steps.len());
+    for step in steps {
+        for cell in step.groups.iter().flat_map(|g| &g.cells) {
+            if let Some(i) = index(Some(cell)) {
+                cells[i] = 0;
+            }
+        }
+        let moves: Vec<(usize, usize, u32)> = step
+            .falls
+            .iter()
+            .filter_map(|f| {
+                let (from, to) = index(f.from.as_ref()).zip(index(f.to.as_ref()))?;
+                Some((from, to, cells[from]))
+            })
+            .collect();
+        for &(from, _, _) in &moves {
+            cells[from] = 0;
+        }
+        for &(_, to, color) in &moves {
+            cells[to] = color;
+        }
+        for spawn in &step.spawns {
+            if let Some(i) = index(spawn.position.as_ref()) {
+                cells[i] = spawn.color;
+            }
+        }
+        boards.push(proto::Board {
+            width: start.width,
+            height: start.height,
+            cells: cells.clone(),
+        });
+    }
+    boards
 }

@@ -1,0 +1,309 @@
+//! The command-line client against the real server: `--server` as a global flag, per-step
+//! boards only on `--step-boards` (drawn from the events otherwise), and the client's message
+//! limit following `--max-message-bytes`.
+
+mod common;
+
+use std::process::{Command, Stdio};
+
+use common::TestServer;
+
+/// `matchgrid ARGS...` with no `MATCHGRID_*` variable but `env`; returns (exit code, stdout,
+/// stderr).
+fn matchgrid(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_matchgrid"));
+    for (key, _) in std::env::vars() {
+        if key.starts_with("MATCHGRID_") {
+            command.env_remove(key);
+        }
+    }
+    let output = command
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the CLI");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// [`matchgrid`] that must succeed; its stdout.
+fn ok(args: &[&str]) -> String {
+    let (code, stdout, stderr) = matchgrid(args, &[]);
+    assert_eq!(code, Some(0), "matchgrid {args:?}: {stderr}");
+    stdout
+}
+
+/// A `side`x`side` board of one colour (R) in text form.
+fn one_colour(side: usize) -> String {
+    vec!["R".repeat(side); side].join("/")
+}
+
+/// The lines of a `swap resolve` output that start a step.
+fn step_lines(stdout: &str) -> Vec<&str> {
+    stdout.lines().filter(|l| l.starts_with("step ")).collect()
+}
+
+const VALIDATE: [&str; 5] = ["validate", "--board", "RRG/GGR", "--swap", "0,2:1,2"];
+const VALIDATE_OUT: &str =
+    "verdict: SWAP_VERDICT_OK\ngroup colour 1 size 3\ngroup colour 2 size 3\n";
+
+#[test]
+fn server_flag_goes_before_or_after_the_subcommand() {
+    let server = TestServer::start(&[]);
+    let url = server.url();
+    let before = [&["--server", url.as_str(), "swap"][..], &VALIDATE].concat();
+    let between = [&["swap", "--server", url.as_str()][..], &VALIDATE].concat();
+    let after = [&["swap"][..], &VALIDATE, &["--server", url.as_str()]].concat();
+    for args in [&before, &between, &after] {
+        assert_eq!(ok(args), VALIDATE_OUT, "matchgrid {args:?}");
+    }
+    // The environment variable, and a flag beating it.
+    let (code, stdout, stderr) = matchgrid(
+        &[&["swap"][..], &VALIDATE].concat(),
+        &[("MATCHGRID_SERVER", &url)],
+    );
+    assert_eq!((code, stdout.as_str()), (Some(0), VALIDATE_OUT), "{stderr}");
+    let (code, stdout, stderr) = matchgrid(&before, &[("MATCHGRID_SERVER", "http://127.0.0.1:1")]);
+    assert_eq!((code, stdout.as_str()), (Some(0), VALIDATE_OUT), "{stderr}");
+    // The collapse family too.
+    let tap = ok(&[
+        "--server",
+        &url,
+        "collapse",
+        "tap",
+        "--board",
+        "ABBC/ABBC",
+        "--at",
+        "0,1",
+    ]);
+    assert!(tap.contains("after (AC../AC..)"), "{tap}");
+    assert!(tap.contains("move score 80, tiles left 4"), "{tap}");
+
+    // serve has no use for it: refused in one line (exit 2), before or after.
+    for args in [
+        &["--server", url.as_str(), "serve"][..],
+        &["serve", "--server", url.as_str()][..],
+    ] {
+        let (code, stdout, stderr) = matchgrid(args, &[]);
+        assert_eq!(code, Some(2), "matchgrid {args:?}: {stdout}{stderr}");
+        assert_eq!(
+            stderr,
+            "matchgrid: --server is an option of the client commands (swap, collapse); serve \
+             listens on --listen\n"
+        );
+    }
+}
+
+#[test]
+fn resolve_draws_the_steps_from_the_events_unless_step_boards_are_asked_for() {
+    let server = TestServer::start(&[]);
+    let url = server.url();
+    let generated = ok(&[
+        "--server", &url, "swap", "generate", "--width", "9", "--height", "9", "--colors", "5",
+        "--seed", "11",
+    ]);
+    let board9 = generated
+        .lines()
+        .find_map(|l| l.strip_prefix("text: "))
+        .expect("text: line")
+        .to_owned();
+    let dead = ok(&["--server", &url, "swap", "dead", "--board", &board9]);
+    let swap9 = dead
+        .lines()
+        .find_map(|l| l.strip_prefix("valid swaps ("))
+        .and_then(|l| l.split_whitespace().last())
+        .expect("a valid swap")
+        .to_owned();
+    let big = one_colour(64);
+    let cases: Vec<Vec<&str>> = vec![
+        // README's tour: NONE refill, two steps, falls into cells other tiles leave.
+        vec![
+            "--board",
+            "GRYY/YRRG/BGYY/BGGY",
+            "--swap",
+            "0,3:1,3",
+            "--refill",
+            "none",
+        ],
+        // A generated board, a valid swap, random refill.
+        vec![
+            "--board", &board9, "--swap", &swap9, "--colors", "5", "--seed", "3",
+        ],
+        // Holes and no swap: a settling step first.
+        vec![
+            "--board",
+            "RG.B/G.BR/BRGB/GBRG",
+            "--colors",
+            "4",
+            "--seed",
+            "9",
+        ],
+        // 64x64 of one colour under 6 colours: 15 steps, thousands of falls and spawns.
+        vec!["--board", &big, "--colors", "6", "--seed", "1"],
+    ];
+    for case in cases {
+        let args = [&["--server", url.as_str(), "swap", "resolve"][..], &case].concat();
+        let drawn = ok(&args);
+        let asked = ok(&[&args[..], &["--step-boards"]].concat());
+        assert!(!step_lines(&drawn).is_empty(), "no step in {drawn}");
+        assert_eq!(
+            drawn, asked,
+            "swap resolve {case:?}: drawn steps differ from the server's"
+        );
+    }
+
+    // The README tour's output, exactly (stdout is not a terminal: no colours).
+    let tour = ok(&[
+        "--server",
+        &url,
+        "swap",
+        "resolve",
+        "--board",
+        "GRYY/YRRG/BGYY/BGGY",
+        "--swap",
+        "0,3:1,3",
+        "--refill",
+        "none",
+    ]);
+    assert_eq!(
+        tour,
+        "start\nG R Y Y \nY R R G \nB G Y Y \nB G G Y \n\
+         \nstep 1: 1 group(s), 3 cleared, 1 fell, 0 spawned, score 30\n\
+         G R Y . \nY R R . \nB G Y . \nB G G G \n\
+         \nstep 2: 1 group(s), 3 cleared, 6 fell, 0 spawned, score 60\n\
+         G . . . \nY R Y . \nB R R . \nB G Y . \n\
+         \nfinal (G.../YRY./BRR./BGY.)\nG . . . \nY R Y . \nB R R . \nB G Y . \n\
+         total score 90, stable false, dead false, valid swaps 0\n"
+    );
+
+    // --json passes the server's response through: boards in the steps only when asked.
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let args = [
+            &[
+                "--server",
+                url.as_str(),
+                "swap",
+                "resolve",
+                "--json",
+                "--board",
+                "GRYY/YRRG/BGYY/BGGY",
+                "--swap",
+                "0,3:1,3",
+                "--refill",
+                "none",
+            ][..],
+            extra,
+        ]
+        .concat();
+        serde_json::from_str(&ok(&args)).expect("JSON")
+    };
+    let without = json(&[]);
+    let with = json(&["--step-boards"]);
+    for step in without["steps"].as_array().expect("steps") {
+        assert!(step["board"].is_null(), "{step}");
+    }
+    assert_eq!(
+        with["steps"][1]["board"]["cells"].as_array().map(Vec::len),
+        Some(16)
+    );
+}
+
+#[test]
+fn a_large_cascade_fits_without_per_step_boards() {
+    let server = TestServer::start(&[]);
+    let url = server.url();
+    let big = one_colour(64);
+    let args = [
+        "--server",
+        &url,
+        "swap",
+        "resolve",
+        "--board",
+        &big,
+        "--colors",
+        "4",
+        "--seed",
+        "1",
+        "--max-steps",
+        "1000",
+    ];
+    // Without per-step boards the reply is under the server's 1 MiB limit.
+    let stdout = ok(&args);
+    assert_eq!(step_lines(&stdout).len(), 50, "{stdout}");
+    assert!(stdout.starts_with("start\n"), "{stdout}");
+    assert!(stdout.contains("\nfinal ("), "{stdout}");
+    // With them it is not: the server refuses and says what to ask for instead.
+    let (code, stdout, stderr) = matchgrid(&[&args[..], &["--step-boards"]].concat(), &[]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("matchgrid: ResourceExhausted: response would be "),
+        "{stderr}"
+    );
+    assert!(stderr.contains("no per-step boards"), "{stderr}");
+}
+
+#[test]
+fn the_client_limit_follows_max_message_bytes() {
+    // A server that allows 4 MiB replies; the 64x64 cascade with per-step boards is ~1.2 MB.
+    let server = TestServer::start(&["--max-message-bytes", "4194304"]);
+    let url = server.url();
+    let big = one_colour(64);
+    let args = [
+        "--server",
+        &url,
+        "swap",
+        "resolve",
+        "--board",
+        &big,
+        "--colors",
+        "4",
+        "--seed",
+        "1",
+        "--max-steps",
+        "1000",
+        "--step-boards",
+    ];
+    // The client's default is the server's default (1 MiB): it refuses the reply, and says
+    // which limit it hit.
+    let (code, stdout, stderr) = matchgrid(&args, &[]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("matchgrid: OutOfRange: Error, decoded message length too large"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("the limit is: 1048576 bytes"), "{stderr}");
+    assert!(
+        stderr.contains("(this client's limit: raise --max-message-bytes)"),
+        "{stderr}"
+    );
+    // Raised by the flag (after the subcommand or between), or by the server's own variable.
+    let drawn = ok(&args[..args.len() - 1]);
+    let raised = ok(&[&args[..], &["--max-message-bytes", "4194304"]].concat());
+    assert_eq!(raised, drawn);
+    let mut between = args.to_vec();
+    between.splice(3..3, ["--max-message-bytes", "4194304"]);
+    assert_eq!(ok(&between), drawn);
+    let (code, stdout, stderr) = matchgrid(&args, &[("MATCHGRID_MAX_MESSAGE_BYTES", "4194304")]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, drawn);
+    // Out of range: one line, exit 2.
+    let (code, _, stderr) = matchgrid(
+        &[
+            "swap",
+            "dead",
+            "--board",
+            "RGB",
+            "--max-message-bytes",
+            "10",
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--max-message-bytes"), "{stderr}");
+}
