@@ -15,6 +15,7 @@ pub mod config;
 pub mod exempt;
 pub mod framing;
 pub mod observe;
+pub mod otlp;
 pub mod tls;
 
 use std::net::SocketAddr;
@@ -97,7 +98,38 @@ fn layers_around(observe: ObserveLayer, request_timeout: Duration) -> CallLayers
         .into_inner()
 }
 
-/// Installs the tracing subscriber for `config`'s format and level.
+/// Installs the log subscriber (stderr) for `config`'s format and level, and with
+/// `--otlp-endpoint` the OpenTelemetry layer that exports per-RPC spans ([`otlp`]); returns the
+/// exporter, to flush at exit. Must run inside the serving runtime when exporting.
+fn init_telemetry(config: &ServeConfig) -> Result<Option<otlp::OtlpExport>, String> {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+
+    let Some(endpoint) = config.otlp_endpoint() else {
+        init_logging(config);
+        return Ok(None);
+    };
+    let (export, otel) = otlp::start(endpoint)?;
+    let filter = tracing_subscriber::EnvFilter::new(&config.log_level);
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let fmt = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE);
+    let fmt = match config.log_format {
+        LogFormat::Text => fmt.boxed(),
+        LogFormat::Json => fmt.json().flatten_event(true).boxed(),
+    };
+    let _ = tracing_subscriber::registry()
+        .with(otel)
+        .with(fmt.with_filter(filter))
+        .try_init();
+    Ok(Some(export))
+}
+
+/// Installs the tracing subscriber for `config`'s format and level (logs only; [`run`] also
+/// installs the span exporter when `--otlp-endpoint` is set).
 pub fn init_logging(config: &ServeConfig) {
     let filter = tracing_subscriber::EnvFilter::new(&config.log_level);
     let builder = tracing_subscriber::fmt()
@@ -114,13 +146,20 @@ pub fn init_logging(config: &ServeConfig) {
 /// Builds the runtime and serves until SIGTERM/SIGINT. Returns a one-line error for start-up
 /// failures (address in use, ...).
 pub fn run(config: ServeConfig) -> Result<(), String> {
-    init_logging(&config);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(config.effective_worker_threads())
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    let export = {
+        let _inside = runtime.enter();
+        init_telemetry(&config)?
+    };
     let outcome = runtime.block_on(serve(config));
+    // The last spans go out while the runtime still drives the exporter's channel.
+    if let Some(export) = export {
+        export.shutdown();
+    }
     // Abandon anything still running (held-open streams) instead of waiting for it.
     runtime.shutdown_timeout(Duration::from_millis(100));
     outcome
@@ -214,7 +253,8 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         tracing::info!(health = %bound, "plaintext health-only port listening");
     }
 
-    let observe = ObserveLayer::new(config.request_timeout, config.concurrency_limit);
+    let observe = ObserveLayer::new(config.request_timeout, config.concurrency_limit)
+        .trace_context(config.otlp_endpoint().is_some());
     let stream_shutdown = observe.stream_shutdown();
     let layers = layers_around(observe, config.request_timeout);
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
@@ -252,6 +292,7 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         metrics = %config.metrics_listen,
         tls = tls.as_ref().map_or("off", |t| if t.mutual() { "mutual" } else { "on" }),
         workers = config.effective_worker_threads(),
+        otlp = config.otlp_endpoint().unwrap_or("off"),
         "matchgrid serving"
     );
 
