@@ -120,6 +120,19 @@ pub struct ServeConfig {
     #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT", value_name = "URL", value_parser = crate::server::otlp::parse_endpoint)]
     pub otlp_endpoint: Option<String>,
 
+    /// Serve the browser playground on the gRPC port (GET /), calling the API there over
+    /// gRPC-Web (true or false). gRPC-Web itself is always accepted.
+    #[arg(long, env = "MATCHGRID_PLAYGROUND", default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub playground: bool,
+
+    /// An origin whose pages may call the API over gRPC-Web (CORS), e.g.
+    /// `https://levels.example.com`, or * for any; repeat the flag (or separate with commas in
+    /// the environment variable) for several. Default: none, only the same origin (the
+    /// playground served here).
+    #[arg(long, env = "MATCHGRID_CORS_ALLOW_ORIGIN", value_name = "ORIGIN", value_delimiter = ',',
+          value_parser = crate::server::playground::parse_origin)]
+    pub cors_allow_origin: Vec<String>,
+
     /// Log format.
     #[arg(long, env = "MATCHGRID_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

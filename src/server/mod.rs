@@ -16,6 +16,7 @@ pub mod exempt;
 pub mod framing;
 pub mod observe;
 pub mod otlp;
+pub mod playground;
 pub mod tls;
 
 use std::net::SocketAddr;
@@ -259,10 +260,17 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
     let layers = layers_around(observe, config.request_timeout);
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let router = Server::builder()
+        // gRPC-Web from browsers may come over HTTP/1.1.
+        .accept_http1(true)
         .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
         .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
         .max_connection_age(config.max_connection_age)
         .max_connection_age_grace(CONNECTION_AGE_GRACE)
+        .layer(playground::PageLayer::new(config.playground))
+        .layer(tower::util::option_layer(playground::cors_layer(
+            &config.cors_allow_origin,
+        )))
+        .layer(tonic_web::GrpcWebLayer::new())
         .layer(layers)
         .layer(FramingLayer)
         .add_service(with_codec_settings!(health_service, limit))
@@ -293,6 +301,7 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         tls = tls.as_ref().map_or("off", |t| if t.mutual() { "mutual" } else { "on" }),
         workers = config.effective_worker_threads(),
         otlp = config.otlp_endpoint().unwrap_or("off"),
+        playground = config.playground,
         "matchgrid serving"
     );
 
