@@ -113,6 +113,26 @@ pub struct ServeConfig {
     #[arg(long, env = "MATCHGRID_HEALTH_LISTEN")]
     pub health_listen: Option<SocketAddr>,
 
+    /// OTLP/gRPC collector to export per-RPC trace spans to, plaintext (e.g.
+    /// http://localhost:4317); off when unset. Each call's span continues the caller's W3C
+    /// `traceparent`/`tracestate` metadata. Spans still queued are sent at shutdown. Empty
+    /// means off.
+    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT", value_name = "URL", value_parser = crate::server::otlp::parse_endpoint)]
+    pub otlp_endpoint: Option<String>,
+
+    /// Serve the browser playground on the gRPC port (GET /), calling the API there over
+    /// gRPC-Web (true or false). gRPC-Web itself is always accepted.
+    #[arg(long, env = "MATCHGRID_PLAYGROUND", default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub playground: bool,
+
+    /// An origin whose pages may call the API over gRPC-Web (CORS), e.g.
+    /// `https://levels.example.com`, or * for any; repeat the flag (or separate with commas in
+    /// the environment variable) for several. Default: none, only the same origin (the
+    /// playground served here).
+    #[arg(long, env = "MATCHGRID_CORS_ALLOW_ORIGIN", value_name = "ORIGIN", value_delimiter = ',',
+          value_parser = crate::server::playground::parse_origin)]
+    pub cors_allow_origin: Vec<String>,
+
     /// Log format.
     #[arg(long, env = "MATCHGRID_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -123,6 +143,11 @@ pub struct ServeConfig {
 }
 
 impl ServeConfig {
+    /// The OTLP collector spans go to, if any (an empty `--otlp-endpoint` is none).
+    pub fn otlp_endpoint(&self) -> Option<&str> {
+        self.otlp_endpoint.as_deref().filter(|e| !e.is_empty())
+    }
+
     /// Worker threads to start: the flag, or the CPUs available to this process.
     pub fn effective_worker_threads(&self) -> usize {
         self.worker_threads.map(usize::from).unwrap_or_else(|| {

@@ -15,6 +15,8 @@ pub mod config;
 pub mod exempt;
 pub mod framing;
 pub mod observe;
+pub mod otlp;
+pub mod playground;
 pub mod tls;
 
 use std::net::SocketAddr;
@@ -97,7 +99,38 @@ fn layers_around(observe: ObserveLayer, request_timeout: Duration) -> CallLayers
         .into_inner()
 }
 
-/// Installs the tracing subscriber for `config`'s format and level.
+/// Installs the log subscriber (stderr) for `config`'s format and level, and with
+/// `--otlp-endpoint` the OpenTelemetry layer that exports per-RPC spans ([`otlp`]); returns the
+/// exporter, to flush at exit. Must run inside the serving runtime when exporting.
+fn init_telemetry(config: &ServeConfig) -> Result<Option<otlp::OtlpExport>, String> {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+
+    let Some(endpoint) = config.otlp_endpoint() else {
+        init_logging(config);
+        return Ok(None);
+    };
+    let (export, otel) = otlp::start(endpoint)?;
+    let filter = tracing_subscriber::EnvFilter::new(&config.log_level);
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let fmt = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE);
+    let fmt = match config.log_format {
+        LogFormat::Text => fmt.boxed(),
+        LogFormat::Json => fmt.json().flatten_event(true).boxed(),
+    };
+    let _ = tracing_subscriber::registry()
+        .with(otel)
+        .with(fmt.with_filter(filter))
+        .try_init();
+    Ok(Some(export))
+}
+
+/// Installs the tracing subscriber for `config`'s format and level (logs only; [`run`] also
+/// installs the span exporter when `--otlp-endpoint` is set).
 pub fn init_logging(config: &ServeConfig) {
     let filter = tracing_subscriber::EnvFilter::new(&config.log_level);
     let builder = tracing_subscriber::fmt()
@@ -114,13 +147,20 @@ pub fn init_logging(config: &ServeConfig) {
 /// Builds the runtime and serves until SIGTERM/SIGINT. Returns a one-line error for start-up
 /// failures (address in use, ...).
 pub fn run(config: ServeConfig) -> Result<(), String> {
-    init_logging(&config);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(config.effective_worker_threads())
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    let export = {
+        let _inside = runtime.enter();
+        init_telemetry(&config)?
+    };
     let outcome = runtime.block_on(serve(config));
+    // The last spans go out while the runtime still drives the exporter's channel.
+    if let Some(export) = export {
+        export.shutdown();
+    }
     // Abandon anything still running (held-open streams) instead of waiting for it.
     runtime.shutdown_timeout(Duration::from_millis(100));
     outcome
@@ -214,15 +254,23 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         tracing::info!(health = %bound, "plaintext health-only port listening");
     }
 
-    let observe = ObserveLayer::new(config.request_timeout, config.concurrency_limit);
+    let observe = ObserveLayer::new(config.request_timeout, config.concurrency_limit)
+        .trace_context(config.otlp_endpoint().is_some());
     let stream_shutdown = observe.stream_shutdown();
     let layers = layers_around(observe, config.request_timeout);
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let router = Server::builder()
+        // gRPC-Web from browsers may come over HTTP/1.1.
+        .accept_http1(true)
         .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
         .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
         .max_connection_age(config.max_connection_age)
         .max_connection_age_grace(CONNECTION_AGE_GRACE)
+        .layer(playground::PageLayer::new(config.playground))
+        .layer(tower::util::option_layer(playground::cors_layer(
+            &config.cors_allow_origin,
+        )))
+        .layer(tonic_web::GrpcWebLayer::new())
         .layer(layers)
         .layer(FramingLayer)
         .add_service(with_codec_settings!(health_service, limit))
@@ -252,6 +300,8 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         metrics = %config.metrics_listen,
         tls = tls.as_ref().map_or("off", |t| if t.mutual() { "mutual" } else { "on" }),
         workers = config.effective_worker_threads(),
+        otlp = config.otlp_endpoint().unwrap_or("off"),
+        playground = config.playground,
         "matchgrid serving"
     );
 

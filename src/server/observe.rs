@@ -51,6 +51,7 @@ pub struct ObserveLayer {
     slots: Arc<Semaphore>,
     exempt: &'static [&'static str],
     shutdown: watch::Sender<bool>,
+    trace_context: bool,
 }
 
 /// Ends the health `Watch` streams of an [`ObserveLayer`] (see [`ObserveLayer::stream_shutdown`]).
@@ -141,7 +142,17 @@ impl ObserveLayer {
             slots: Arc::new(Semaphore::new(concurrency_limit as usize)),
             exempt: &[],
             shutdown: watch::Sender::new(false),
+            trace_context: false,
         }
+    }
+
+    /// With `on`, each call's span continues the caller's W3C trace context (`traceparent`
+    /// and `tracestate` metadata) and carries the OpenTelemetry RPC attributes (see
+    /// [`super::otlp`]); for a server that exports spans. Off by default: the metadata is not
+    /// read.
+    pub fn trace_context(mut self, on: bool) -> Self {
+        self.trace_context = on;
+        self
     }
 
     /// Requests whose path starts with one of `prefixes` skip the concurrency limit (health
@@ -168,6 +179,7 @@ impl<S> Layer<S> for ObserveLayer {
             slots: Arc::clone(&self.slots),
             exempt: self.exempt,
             shutdown: self.shutdown.clone(),
+            trace_context: self.trace_context,
         }
     }
 }
@@ -181,6 +193,7 @@ pub struct Observe<S> {
     slots: Arc<Semaphore>,
     exempt: &'static [&'static str],
     shutdown: watch::Sender<bool>,
+    trace_context: bool,
 }
 
 /// Every RPC this server serves, as gRPC paths: the only values of the `method` label.
@@ -311,7 +324,13 @@ impl CallRecord {
         // Skips formatting the fields when the span is filtered out (the default).
         if !self.span.is_disabled() {
             self.span.record("code", code_name(code));
-            self.span.record("latency_us", elapsed.as_micros() as u64);
+            // i64: OpenTelemetry has no unsigned integers (a u64 would be exported as text).
+            self.span.record("latency_us", elapsed.as_micros() as i64);
+            // Fields only a traced span has (recording an undeclared field does nothing).
+            self.span.record("rpc.grpc.status_code", code as i64);
+            if server_fault(code) {
+                self.span.record("otel.status_code", "error");
+            }
         }
         self.span.in_scope(|| tracing::debug!("rpc finished"));
     }
@@ -447,6 +466,48 @@ fn code_name(code: Code) -> &'static str {
         Code::DataLoss => "DATA_LOSS",
         Code::Unauthenticated => "UNAUTHENTICATED",
     }
+}
+
+/// The codes that mark a server span as failed (OpenTelemetry's semantic conventions for gRPC
+/// servers); the others are the caller's business.
+fn server_fault(code: Code) -> bool {
+    matches!(
+        code,
+        Code::Unknown
+            | Code::DeadlineExceeded
+            | Code::Unimplemented
+            | Code::Internal
+            | Code::Unavailable
+            | Code::DataLoss
+    )
+}
+
+/// The per-RPC span of a server that exports traces: the log span's fields plus the
+/// OpenTelemetry RPC attributes, its parent taken from the request's `traceparent`.
+fn traced_span(method: usize, headers: &HeaderMap) -> tracing::Span {
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+    let label = METHOD_LABELS[method];
+    let name = label.strip_prefix('/').unwrap_or(label);
+    let (service, rpc) = name.split_once('/').unwrap_or(("other", "other"));
+    let span = tracing::debug_span!(
+        "rpc",
+        method = label,
+        code = tracing::field::Empty,
+        latency_us = tracing::field::Empty,
+        otel.name = name,
+        otel.kind = "server",
+        otel.status_code = tracing::field::Empty,
+        rpc.system = "grpc",
+        rpc.service = service,
+        rpc.method = rpc,
+        rpc.grpc.status_code = tracing::field::Empty,
+    );
+    if let Some(parent) = super::otlp::parent_context(headers) {
+        // Fails only when no OpenTelemetry layer is installed (a server started without
+        // `run`), which leaves a plain log span.
+        let _ = span.set_parent(parent);
+    }
+    span
 }
 
 const GRPC_STATUS: HeaderName = HeaderName::from_static("grpc-status");
@@ -587,12 +648,16 @@ where
         let method = method_index(path);
         let exempt = self.exempt.iter().any(|prefix| path.starts_with(prefix));
         let long_lived = LONG_LIVED_PATHS.contains(&path);
-        let span = tracing::debug_span!(
-            "rpc",
-            method = METHOD_LABELS[method],
-            code = tracing::field::Empty,
-            latency_us = tracing::field::Empty,
-        );
+        let span = if self.trace_context {
+            traced_span(method, request.headers())
+        } else {
+            tracing::debug_span!(
+                "rpc",
+                method = METHOD_LABELS[method],
+                code = tracing::field::Empty,
+                latency_us = tracing::field::Empty,
+            )
+        };
         let settings = self.settings;
         let metrics = Arc::clone(&self.metrics);
         let mut record = CallRecord::start(Arc::clone(&metrics), method, span.clone());

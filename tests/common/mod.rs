@@ -46,9 +46,14 @@ impl TestServer {
     /// "matchgrid serving" log line; the metrics port is picked free beforehand, so a start that
     /// loses that port to another test is retried.
     pub fn start(extra_args: &[&str]) -> Self {
+        Self::start_with_env(extra_args, &[])
+    }
+
+    /// [`TestServer::start`] with these environment variables set for the server.
+    pub fn start_with_env(extra_args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut failures = Vec::new();
         for _ in 0..3 {
-            match Self::try_start(extra_args) {
+            match Self::try_start(extra_args, env) {
                 Ok(server) => return server,
                 Err(failure) => failures.push(failure),
             }
@@ -56,7 +61,7 @@ impl TestServer {
         panic!("matchgrid serve did not start: {failures:#?}");
     }
 
-    fn try_start(extra_args: &[&str]) -> Result<Self, String> {
+    fn try_start(extra_args: &[&str], env: &[(&str, &str)]) -> Result<Self, String> {
         let metrics_addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_matchgrid"))
             .arg("serve")
@@ -66,6 +71,8 @@ impl TestServer {
             .arg(metrics_addr.to_string())
             .args(extra_args)
             .env_remove("RUST_LOG")
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -1,0 +1,492 @@
+// The matchgrid playground: generate or paste a board, click two tiles to swap (swap family)
+// or one to tap (collapse family), and watch the server's answer step by step.
+//
+// Every rule lives in the server; this page only draws what the API returns (over gRPC-Web,
+// to the origin that served it).
+//
+// The board is a DOM grid that tests can read: #board carries data-width, data-height,
+// data-board (the text form, rows joined by "/") and data-busy ("true" while a call or an
+// animation runs); each tile is #cell-ROW-COL with data-row, data-col and data-color (0 for an
+// empty cell). Cell values past the 16 colours (special pieces, once the API has them) are
+// drawn as striped tiles showing their value, and empty cells (holes) as dashed outlines.
+
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import type { Board, Position } from "./gen/matchgrid/v1/board_pb.js";
+import { CollapsePuzzle, ScoringRule } from "./gen/matchgrid/v1/collapse_pb.js";
+import type { TapResponse } from "./gen/matchgrid/v1/collapse_pb.js";
+import { RefillMode, SwapPuzzle, SwapVerdict } from "./gen/matchgrid/v1/swap_pb.js";
+import type { ResolveCascadeResponse } from "./gen/matchgrid/v1/swap_pb.js";
+
+const transport = createGrpcWebTransport({ baseUrl: window.location.origin });
+const swapApi = createClient(SwapPuzzle, transport);
+const collapseApi = createClient(CollapsePuzzle, transport);
+
+/** Letters of colours 1 to 16 in the text form (the CLI's). */
+const LETTERS = "RGBYPOCWKMADEFHI";
+/** Tile colours 1 to 16. */
+const PALETTE = [
+  "#e53935", "#43a047", "#1e88e5", "#fdd835", "#8e24aa", "#fb8c00", "#00acc1", "#eeeeee",
+  "#546e7a", "#d81b60", "#7cb342", "#5e35b1", "#6d4c41", "#c0ca33", "#26a69a", "#ec407a",
+];
+
+type Family = "swap" | "collapse";
+
+/** A board as the page holds it: row-major cells, 0 empty. */
+interface Grid {
+  width: number;
+  height: number;
+  cells: number[];
+}
+
+const $ = <T extends HTMLElement>(id: string): T => {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`missing #${id}`);
+  return element as T;
+};
+
+const boardEl = $<HTMLDivElement>("board");
+const messageEl = $("message");
+const logEl = $<HTMLOListElement>("log");
+const movesEl = $<HTMLOListElement>("moves");
+const stateEl = $("state");
+const scoreEl = $("score");
+const lastScoreEl = $("last-score");
+
+let grid: Grid | null = null;
+let selected: Position | null = null;
+let totalScore = 0n;
+let busy = false;
+
+function family(): Family {
+  return $<HTMLSelectElement>("family").value as Family;
+}
+
+function numberInput(id: string): number {
+  const value = Number($<HTMLInputElement>(id).value);
+  return Number.isFinite(value) ? Math.max(0, Math.floor(value)) : 0;
+}
+
+/** Milliseconds of one animation phase. */
+function phaseMs(): number {
+  return { slow: 700, normal: 320, fast: 60 }[$<HTMLSelectElement>("speed").value] ?? 320;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function cellSize(): number {
+  return Number.parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--cell")) + 3;
+}
+
+// ---- text form ---------------------------------------------------------------------------
+
+function cellChar(value: number): string {
+  if (value === 0) return ".";
+  return value <= LETTERS.length ? LETTERS[value - 1] : String(value);
+}
+
+export function toText(g: Grid): string {
+  const rows: string[] = [];
+  for (let r = 0; r < g.height; r++) {
+    rows.push(g.cells.slice(r * g.width, (r + 1) * g.width).map(cellChar).join(""));
+  }
+  return rows.join("/");
+}
+
+export function parseText(text: string): Grid {
+  const rows = text
+    .trim()
+    .split(/[/\n]/)
+    .map((row) => row.replace(/\s+/g, ""))
+    .filter((row) => row.length > 0);
+  if (rows.length === 0) throw new Error("empty board");
+  const width = rows[0].length;
+  const cells: number[] = [];
+  rows.forEach((row, r) => {
+    if (row.length !== width) throw new Error(`row ${r} has ${row.length} cells, row 0 has ${width}`);
+    for (const ch of row.toUpperCase()) {
+      if (ch === ".") cells.push(0);
+      else if (LETTERS.includes(ch)) cells.push(LETTERS.indexOf(ch) + 1);
+      else if (ch >= "1" && ch <= "9") cells.push(Number(ch));
+      else throw new Error(`unknown cell '${ch}' in row ${r}`);
+    }
+  });
+  return { width, height: rows.length, cells };
+}
+
+function fromApi(board: Board | undefined): Grid {
+  if (!board) throw new Error("the server sent no board");
+  return { width: board.width, height: board.height, cells: [...board.cells] };
+}
+
+function toApi(g: Grid) {
+  return { width: g.width, height: g.height, cells: g.cells };
+}
+
+// ---- drawing -----------------------------------------------------------------------------
+
+const key = (row: number, col: number) => `${row},${col}`;
+
+function place(el: HTMLElement, row: number, col: number) {
+  const size = cellSize();
+  el.style.transform = `translate(${col * size + 3}px, ${row * size + 3}px)`;
+}
+
+/**
+ * Draws `g`. Tiles listed in `from` start at that (row, col), possibly above the board, and
+ * move to their place; with no `from`, the board is drawn as it is.
+ */
+async function draw(g: Grid, from?: Map<string, [number, number]>) {
+  grid = g;
+  const size = cellSize();
+  boardEl.style.width = `${g.width * size + 3}px`;
+  boardEl.style.height = `${g.height * size + 3}px`;
+  boardEl.dataset.width = String(g.width);
+  boardEl.dataset.height = String(g.height);
+  boardEl.dataset.board = toText(g);
+  $<HTMLTextAreaElement>("board-text").value = toText(g);
+  boardEl.replaceChildren();
+  const moving: Array<[HTMLElement, number, number]> = [];
+  for (let row = 0; row < g.height; row++) {
+    for (let col = 0; col < g.width; col++) {
+      const value = g.cells[row * g.width + col];
+      const el = document.createElement("div");
+      el.className = "cell still";
+      el.id = `cell-${row}-${col}`;
+      el.dataset.row = String(row);
+      el.dataset.col = String(col);
+      el.dataset.color = String(value);
+      if (value === 0) el.classList.add("empty");
+      else if (value > PALETTE.length) {
+        el.classList.add("special");
+        el.textContent = String(value);
+      } else {
+        el.style.background = PALETTE[value - 1];
+        el.textContent = cellChar(value);
+      }
+      const start = from?.get(key(row, col));
+      if (start) {
+        place(el, start[0], start[1]);
+        moving.push([el, row, col]);
+      } else {
+        place(el, row, col);
+      }
+      el.addEventListener("click", () => void clicked(row, col));
+      boardEl.appendChild(el);
+    }
+  }
+  if (moving.length > 0) {
+    void boardEl.offsetHeight; // lay out the start positions before moving
+    for (const [el, row, col] of moving) {
+      el.classList.remove("still");
+      place(el, row, col);
+    }
+    await sleep(phaseMs());
+  }
+  for (const el of boardEl.children) el.classList.remove("still");
+}
+
+function cellEl(p: { row: number; col: number }): HTMLElement | null {
+  return document.getElementById(`cell-${p.row}-${p.col}`);
+}
+
+function mark(cells: Array<{ row: number; col: number }>, cls: string, on = true) {
+  for (const p of cells) cellEl(p)?.classList.toggle(cls, on);
+}
+
+function setBusy(value: boolean) {
+  busy = value;
+  boardEl.dataset.busy = String(value);
+}
+
+function say(text: string) {
+  messageEl.textContent = text;
+}
+
+function log(text: string) {
+  const li = document.createElement("li");
+  li.textContent = text;
+  logEl.appendChild(li);
+  li.scrollIntoView({ block: "nearest" });
+}
+
+function addScore(points: bigint, label: string) {
+  totalScore += points;
+  scoreEl.textContent = String(totalScore);
+  lastScoreEl.textContent = label;
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof ConnectError) return `${Code[error.code]}: ${error.rawMessage}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Runs `work` with the board locked, showing a failure in the message line. */
+async function run(work: () => Promise<void>) {
+  if (busy) return;
+  setBusy(true);
+  say("");
+  try {
+    await work();
+  } catch (error) {
+    say(errorText(error));
+  } finally {
+    setBusy(false);
+  }
+}
+
+// ---- state after a move --------------------------------------------------------------------
+
+async function showState() {
+  movesEl.replaceChildren();
+  if (!grid) return;
+  const g = grid;
+  if (family() === "swap") {
+    $("moves-title").textContent = "Valid swaps";
+    if (g.cells.includes(0)) {
+      stateEl.innerHTML = "board has holes (refill none): no dead-state check";
+      return;
+    }
+    try {
+      const dead = await swapApi.checkDeadState({ board: toApi(g) });
+      stateEl.innerHTML = dead.dead
+        ? '<span class="dead" id="dead" data-dead="true">dead: no valid swap</span>'
+        : `<span class="alive" id="dead" data-dead="false">alive: ${dead.validSwaps.length} valid swaps</span>`;
+      for (const s of dead.validSwaps) {
+        const a = s.a ?? { row: 0, col: 0 };
+        const b = s.b ?? { row: 0, col: 0 };
+        const li = document.createElement("li");
+        li.textContent = `(${a.row},${a.col}) <-> (${b.row},${b.col})`;
+        li.dataset.a = key(a.row, a.col);
+        li.dataset.b = key(b.row, b.col);
+        li.addEventListener("mouseenter", () => mark([a, b], "hint"));
+        li.addEventListener("mouseleave", () => mark([a, b], "hint", false));
+        li.addEventListener("click", () => void swapTiles(a, b));
+        movesEl.appendChild(li);
+      }
+    } catch (error) {
+      stateEl.textContent = `not stable: ${errorText(error)}`;
+    }
+  } else {
+    $("moves-title").textContent = "Legal groups";
+    const dead = await collapseApi.checkDeadState({
+      board: toApi(g),
+      scoring: scoring(),
+      minGroup: numberInput("min-group"),
+    });
+    stateEl.innerHTML = dead.gameOver
+      ? `<span class="dead" id="dead" data-dead="true">game over: ${dead.tilesLeft} tiles left, end bonus ${dead.endBonus}</span>`
+      : `<span class="alive" id="dead" data-dead="false">${dead.groups.length} legal groups, ${dead.tilesLeft} tiles left</span>`;
+    for (const group of dead.groups) {
+      const at = group.representative ?? { row: 0, col: 0 };
+      const li = document.createElement("li");
+      li.textContent = `${cellChar(group.color)} x${group.size} at (${at.row},${at.col}): ${group.score} points`;
+      li.addEventListener("click", () => void tap(at));
+      movesEl.appendChild(li);
+    }
+  }
+}
+
+function scoring(): ScoringRule {
+  const value = $<HTMLSelectElement>("scoring").value;
+  return {
+    popstar: ScoringRule.POPSTAR,
+    samegame: ScoringRule.SAMEGAME,
+    clickomania: ScoringRule.CLICKOMANIA,
+    bubble_breaker: ScoringRule.BUBBLE_BREAKER,
+  }[value] ?? ScoringRule.POPSTAR;
+}
+
+// ---- actions -----------------------------------------------------------------------------
+
+async function generate() {
+  await run(async () => {
+    const request = {
+      width: numberInput("width"),
+      height: numberInput("height"),
+      colors: numberInput("colors"),
+      seed: BigInt(numberInput("seed")),
+    };
+    logEl.replaceChildren();
+    totalScore = 0n;
+    addScore(0n, "");
+    if (family() === "swap") {
+      const response = await swapApi.generateBoard({ ...request, minMoves: numberInput("min-moves") });
+      await draw(fromApi(response.board));
+      log(`generated: ${response.validSwapCount} valid swaps`);
+    } else {
+      const response = await collapseApi.generateBoard({ ...request, minGroup: numberInput("min-group") });
+      await draw(fromApi(response.board));
+      log(`generated: ${response.legalGroupCount} legal groups`);
+    }
+    $<HTMLInputElement>("cascade-seed").value = String(numberInput("seed"));
+    await showState();
+  });
+}
+
+async function load() {
+  await run(async () => {
+    const g = parseText($<HTMLTextAreaElement>("board-text").value);
+    logEl.replaceChildren();
+    totalScore = 0n;
+    addScore(0n, "");
+    await draw(g);
+    await showState();
+  });
+}
+
+async function clicked(row: number, col: number) {
+  if (busy || !grid) return;
+  if (family() === "collapse") {
+    await tap({ row, col });
+    return;
+  }
+  if (!selected) {
+    selected = { row, col } as Position;
+    mark([selected], "selected");
+    return;
+  }
+  const a = selected;
+  selected = null;
+  mark([a], "selected", false);
+  if (a.row === row && a.col === col) return;
+  await swapTiles(a, { row, col });
+}
+
+/** Swaps a and b: ValidateSwap, then ResolveCascade, animated step by step. */
+async function swapTiles(a: { row: number; col: number }, b: { row: number; col: number }) {
+  await run(async () => {
+    if (!grid) return;
+    const start = grid;
+    const swap = { a, b };
+    const verdict = await swapApi.validateSwap({ board: toApi(start), swap });
+    if (verdict.verdict !== SwapVerdict.OK) {
+      say(`swap refused: ${SwapVerdict[verdict.verdict]}`);
+      return;
+    }
+    const response = await swapApi.resolveCascade({
+      board: toApi(start),
+      swap,
+      colors: numberInput("colors"),
+      seed: BigInt(numberInput("cascade-seed")),
+      refill: $<HTMLSelectElement>("refill").value === "none" ? RefillMode.NONE : RefillMode.RANDOM,
+      autoShuffle: $<HTMLInputElement>("auto-shuffle").checked,
+      includeStepBoards: true,
+    });
+    log(`swap (${a.row},${a.col}) <-> (${b.row},${b.col})`);
+    await animateCascade(start, a, b, response);
+    await showState();
+  });
+}
+
+async function animateCascade(
+  start: Grid,
+  a: { row: number; col: number },
+  b: { row: number; col: number },
+  response: ResolveCascadeResponse,
+) {
+  // The swap itself.
+  const swapped = { ...start, cells: [...start.cells] };
+  const ia = a.row * start.width + a.col;
+  const ib = b.row * start.width + b.col;
+  [swapped.cells[ia], swapped.cells[ib]] = [swapped.cells[ib], swapped.cells[ia]];
+  await draw(swapped, new Map([[key(a.row, a.col), [b.row, b.col]], [key(b.row, b.col), [a.row, a.col]]]));
+  let moveScore = 0n;
+  for (const step of response.steps) {
+    const cleared = step.groups.flatMap((group) => group.cells);
+    if (cleared.length > 0) {
+      mark(cleared, "group");
+      await sleep(phaseMs());
+      mark(cleared, "cleared");
+      await sleep(phaseMs());
+    }
+    // Where each tile of the board after the step comes from: a fall's source, or above the
+    // board for a spawned tile (its column's new tiles stacked above row 0).
+    const from = new Map<string, [number, number]>();
+    for (const fall of step.falls) {
+      if (fall.from && fall.to) from.set(key(fall.to.row, fall.to.col), [fall.from.row, fall.from.col]);
+    }
+    const spawnsPerColumn = new Map<number, number>();
+    for (const spawn of step.spawns) {
+      const col = spawn.position?.col ?? 0;
+      spawnsPerColumn.set(col, (spawnsPerColumn.get(col) ?? 0) + 1);
+    }
+    for (const spawn of step.spawns) {
+      const p = spawn.position;
+      if (p) from.set(key(p.row, p.col), [p.row - (spawnsPerColumn.get(p.col) ?? 0), p.col]);
+    }
+    const after = step.board ? fromApi(step.board) : null;
+    if (after) await draw(after, from);
+    moveScore += step.score;
+    addScore(step.score, `step ${step.index}: +${step.score}`);
+    const sizes = step.groups.map((group) => `${cellChar(group.color)}x${group.cells.length}`).join(" ");
+    log(
+      `step ${step.index}: ${step.groups.length} group(s) ${sizes}, ${step.falls.length} fall(s), ` +
+        `${step.spawns.length} spawn(s), +${step.score}`,
+    );
+  }
+  if (response.shuffled) log("no valid swap left: shuffled");
+  await draw(fromApi(response.board));
+  lastScoreEl.textContent = `move: +${moveScore}`;
+  log(`total +${response.totalScore}${response.dead ? ", dead" : ""}`);
+}
+
+/** Taps a tile of a collapse board, animated: the group, its clearing, falls and column shifts. */
+async function tap(at: { row: number; col: number }) {
+  await run(async () => {
+    if (!grid) return;
+    const start = grid;
+    const response: TapResponse = await collapseApi.tap({
+      board: toApi(start),
+      position: at,
+      scoring: scoring(),
+      minGroup: numberInput("min-group"),
+    });
+    mark(response.cleared, "group");
+    await sleep(phaseMs());
+    mark(response.cleared, "cleared");
+    await sleep(phaseMs());
+    // A tile's final place is its fall's target moved by its column's shift; go back from it.
+    const unshift = new Map<number, number>();
+    for (const shift of response.columnShifts) unshift.set(shift.toCol, shift.fromCol);
+    const unfall = new Map<string, [number, number]>();
+    for (const fall of response.falls) {
+      if (fall.from && fall.to) unfall.set(key(fall.to.row, fall.to.col), [fall.from.row, fall.from.col]);
+    }
+    const after = fromApi(response.board);
+    const from = new Map<string, [number, number]>();
+    for (let row = 0; row < after.height; row++) {
+      for (let col = 0; col < after.width; col++) {
+        const beforeShift = unshift.get(col) ?? col;
+        const source = unfall.get(key(row, beforeShift)) ?? [row, beforeShift];
+        if (source[0] !== row || source[1] !== col) from.set(key(row, col), source);
+      }
+    }
+    await draw(after, from);
+    addScore(response.moveScore, `tap: +${response.moveScore}`);
+    log(
+      `tap (${at.row},${at.col}): ${cellChar(response.color)}x${response.cleared.length}, ` +
+        `${response.falls.length} fall(s), ${response.columnShifts.length} column shift(s), +${response.moveScore}`,
+    );
+    if (response.gameOver) {
+      addScore(BigInt(response.endBonus), `end bonus ${response.endBonus}`);
+      log(`game over: end bonus ${response.endBonus}, total ${response.totalScore}`);
+    }
+    await showState();
+  });
+}
+
+// ---- wiring ------------------------------------------------------------------------------
+
+$("generate").addEventListener("click", () => void generate());
+$("load").addEventListener("click", () => void load());
+$("family").addEventListener("change", () => {
+  document.body.dataset.family = family();
+  void generate();
+});
+$("scoring").addEventListener("change", () => void run(showState));
+$("speed").addEventListener("change", () => {
+  document.documentElement.style.setProperty("--ms", `${Math.round(phaseMs() * 0.8)}ms`);
+});
+document.documentElement.style.setProperty("--ms", `${Math.round(phaseMs() * 0.8)}ms`);
+void generate();

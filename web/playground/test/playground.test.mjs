@@ -1,0 +1,220 @@
+// The playground in a real browser (headless Chromium driven by puppeteer-core) against the
+// real server: load the page, generate a seeded board, play a valid swap (and a collapse tap),
+// and check that the drawn board is the one the API gives for the same request, asked here
+// independently over gRPC-Web.
+//
+// Environment:
+//   MATCHGRID_BIN   the matchgrid binary (required; .ci/playground-check builds it)
+//   CHROMIUM        the browser (default /usr/bin/chromium, Debian's chromium package)
+//   SCREENSHOT      where to save a screenshot after the swap (optional)
+//
+// Run: npm test (from web/playground, after npm ci).
+
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { createInterface } from "node:readline";
+
+import { createClient } from "@connectrpc/connect";
+import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import puppeteer from "puppeteer-core";
+
+import { CollapsePuzzle, ScoringRule } from "../src/gen/matchgrid/v1/collapse_pb.js";
+import { RefillMode, SwapPuzzle } from "../src/gen/matchgrid/v1/swap_pb.js";
+
+const BIN = process.env.MATCHGRID_BIN;
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const LETTERS = "RGBYPOCWKMADEFHI";
+const STEP_MS = 30_000;
+
+/** The text form of an API board. */
+function text(board) {
+  const rows = [];
+  for (let r = 0; r < board.height; r++) {
+    const row = [...board.cells.slice(r * board.width, (r + 1) * board.width)];
+    rows.push(row.map((v) => (v === 0 ? "." : LETTERS[v - 1])).join(""));
+  }
+  return rows.join("/");
+}
+
+let server;
+let origin;
+let browser;
+let page;
+let swapApi;
+let collapseApi;
+
+/** Starts `matchgrid serve` on free loopback ports; resolves with its origin. */
+async function startServer() {
+  assert.ok(BIN, "set MATCHGRID_BIN to the matchgrid binary");
+  server = spawn(BIN, ["serve", "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const lines = createInterface({ input: server.stderr });
+  const seen = [];
+  const timer = setTimeout(() => server.kill("SIGKILL"), STEP_MS);
+  for await (const line of lines) {
+    seen.push(line);
+    const listen = /matchgrid serving.*listen=(\S+)/.exec(line);
+    if (listen) {
+      clearTimeout(timer);
+      lines.on("line", () => {}); // keep draining the log
+      return `http://${listen[1]}`;
+    }
+  }
+  throw new Error(`the server did not start:\n${seen.join("\n")}`);
+}
+
+/** The board the page has drawn, read from its cells' data attributes. */
+async function drawnBoard() {
+  return page.$eval("#board", (board) => {
+    const width = Number(board.dataset.width);
+    const height = Number(board.dataset.height);
+    const cells = [];
+    for (let r = 0; r < height; r++) {
+      for (let c = 0; c < width; c++) {
+        cells.push(Number(document.getElementById(`cell-${r}-${c}`).dataset.color));
+      }
+    }
+    return { width, height, cells, text: board.dataset.board };
+  });
+}
+
+/** Waits until the page has no call or animation running. */
+async function idle() {
+  await page.waitForFunction(() => document.getElementById("board").dataset.busy === "false", {
+    timeout: STEP_MS,
+  });
+}
+
+async function setInput(selector, value) {
+  await page.$eval(selector, (el, v) => {
+    el.value = v;
+  }, String(value));
+}
+
+async function clickCell(row, col) {
+  await page.click(`#cell-${row}-${col}`);
+}
+
+before(async () => {
+  origin = await startServer();
+  const transport = createGrpcWebTransport({ baseUrl: origin });
+  swapApi = createClient(SwapPuzzle, transport);
+  collapseApi = createClient(CollapsePuzzle, transport);
+  browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+  });
+  page = await browser.newPage();
+  await page.setViewport({ width: 1200, height: 760 });
+  page.on("pageerror", (error) => console.error("page error:", error));
+  await page.goto(`${origin}/`, { waitUntil: "load" });
+  await page.waitForSelector("#cell-0-0", { timeout: STEP_MS });
+  await idle();
+});
+
+after(async () => {
+  await browser?.close();
+  if (server && server.exitCode === null) {
+    server.kill("SIGTERM");
+    await once(server, "exit");
+  }
+});
+
+test("a seeded swap board, a valid swap, and the drawn board is ResolveCascade's final board", async () => {
+  const params = { width: 8, height: 8, colors: 5, seed: 42 };
+  await page.select("#family", "swap");
+  await idle();
+  await setInput("#width", params.width);
+  await setInput("#height", params.height);
+  await setInput("#colors", params.colors);
+  await setInput("#seed", params.seed);
+  await page.select("#speed", "fast");
+  await page.click("#generate");
+  await idle();
+
+  const generated = await swapApi.generateBoard({
+    width: params.width,
+    height: params.height,
+    colors: params.colors,
+    seed: BigInt(params.seed),
+    minMoves: 1,
+  });
+  const start = await drawnBoard();
+  assert.equal(start.text, text(generated.board), "the page draws GenerateBoard's board");
+  assert.equal(text(start), start.text, "cells and data-board agree");
+
+  const dead = await swapApi.checkDeadState({ board: generated.board });
+  assert.ok(dead.validSwaps.length > 0);
+  const listed = await page.$$eval("#moves li", (items) => items.length);
+  assert.equal(listed, dead.validSwaps.length, "every valid swap is listed");
+
+  const { a, b } = dead.validSwaps[0];
+  await clickCell(a.row, a.col);
+  await clickCell(b.row, b.col);
+  await idle();
+
+  const cascadeSeed = Number(await page.$eval("#cascade-seed", (el) => el.value));
+  const resolved = await swapApi.resolveCascade({
+    board: generated.board,
+    swap: { a, b },
+    colors: params.colors,
+    seed: BigInt(cascadeSeed),
+    refill: RefillMode.RANDOM,
+  });
+  const drawn = await drawnBoard();
+  assert.equal(drawn.text, text(resolved.board), "the drawn board is the cascade's final board");
+  assert.equal(text(drawn), text(resolved.board));
+  const steps = await page.$$eval("#log li", (items) => items.map((li) => li.textContent));
+  assert.ok(
+    steps.filter((s) => /^step \d+:/.test(s)).length === resolved.steps.length,
+    `one log line per step: ${steps.join(" | ")}`,
+  );
+  assert.equal(
+    await page.$eval("#score", (el) => el.textContent),
+    String(resolved.totalScore),
+    "the score is the cascade's total",
+  );
+  if (process.env.SCREENSHOT) {
+    await page.screenshot({ path: process.env.SCREENSHOT });
+  }
+});
+
+test("a collapse tap draws Tap's board", async () => {
+  await page.select("#family", "collapse");
+  await idle();
+  await page.select("#scoring", "samegame");
+  await idle();
+  await setInput("#width", 6);
+  await setInput("#height", 5);
+  await setInput("#colors", 3);
+  await setInput("#seed", 3);
+  await page.click("#generate");
+  await idle();
+  const generated = await collapseApi.generateBoard({
+    width: 6,
+    height: 5,
+    colors: 3,
+    seed: 3n,
+    minGroup: 2,
+  });
+  assert.equal((await drawnBoard()).text, text(generated.board));
+  const groups = await collapseApi.checkDeadState({
+    board: generated.board,
+    scoring: ScoringRule.SAMEGAME,
+    minGroup: 2,
+  });
+  const at = groups.groups[0].representative;
+  await clickCell(at.row, at.col);
+  await idle();
+  const tapped = await collapseApi.tap({
+    board: generated.board,
+    position: at,
+    scoring: ScoringRule.SAMEGAME,
+    minGroup: 2,
+  });
+  assert.equal((await drawnBoard()).text, text(tapped.board));
+});
