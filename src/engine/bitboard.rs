@@ -169,30 +169,31 @@ impl ColorPlanes {
     pub(crate) fn matched_from_rows(&self, rows: usize) -> CellSet {
         let mut matched = CellSet::new();
         let limit = rows.min(self.height);
-        // Row by row, every colour's contribution gathered in a register: the horizontal runs
-        // starting in this row, and the vertical runs starting in this row or one or two above
-        // (the padding rows make the windows at the edges read zeros).
-        for row in 0..(limit + 2).min(self.height) {
-            let on = |start: Option<usize>| match start {
-                Some(start) if start < limit => u64::MAX,
-                _ => 0,
-            };
-            let (here, from_above, from_two_above) = (
-                on(Some(row)),
-                on(row.checked_sub(1)),
-                on(row.checked_sub(2)),
-            );
-            let mut mask = 0;
-            for color in 1..=self.colors {
-                let window = &self.plane(color)[row..row + 5];
-                let (up2, up1, line, down1, down2) =
-                    (window[0], window[1], window[2], window[3], window[4]);
-                let starts = line & (line >> 1) & (line >> 2);
-                mask |= (starts | (starts << 1) | (starts << 2) | (line & down1 & down2)) & here
-                    | (up1 & line & down1) & from_above
-                    | (up2 & up1 & line) & from_two_above;
+        // Rows past `limit + 1` hold no cell of a run starting above `limit`.
+        let last = (limit + 2).min(self.height);
+        // Colour by colour, the plane's rows slide through a window of five registers, each
+        // row loaded once: the horizontal runs starting in this row, and the vertical runs
+        // starting in this row or one or two above (the padding rows make the windows at the
+        // edges read zeros). A run counts when its first row is above `limit`.
+        for color in 1..=self.colors {
+            let plane = self.plane(color);
+            let (mut up2, mut up1, mut line, mut down1) = (plane[0], plane[1], plane[2], plane[3]);
+            for (row, &down2) in plane[PAD_ABOVE + 2..PAD_ABOVE + 2 + last]
+                .iter()
+                .enumerate()
+            {
+                let mut mask = 0;
+                if row < limit {
+                    let starts = line & (line >> 1) & (line >> 2);
+                    mask |= starts | (starts << 1) | (starts << 2) | (line & down1 & down2);
+                }
+                if row < limit + 1 {
+                    mask |= up1 & line & down1;
+                }
+                mask |= up2 & up1 & line;
+                matched.rows[row] |= mask;
+                (up2, up1, line, down1) = (up1, line, down1, down2);
             }
-            matched.set_row(row, mask);
         }
         matched
     }
