@@ -1,6 +1,8 @@
 //! The cascade (docs/rules.md section 2): clear every group at once, apply gravity, refill, repeat while
 //! any run exists; then, if the board is dead, optionally shuffle it.
 
+use std::ops::ControlFlow;
+
 use rand::Rng;
 
 use super::bitboard::{BitIter, ColorPlanes};
@@ -73,6 +75,59 @@ pub struct CascadeOutcome {
     pub stable: bool,
 }
 
+/// Everything a resolution produced but its steps, which went to a [`StepSink`] as they
+/// were made (see [`resolve_swap_into`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CascadeSummary {
+    /// Number of steps handed to the sink.
+    pub steps: u32,
+    /// The final board (after the shuffle, if any).
+    pub board: Board,
+    /// Sum of the steps' scores.
+    pub total_score: u64,
+    /// The dead board before the automatic shuffle, when one happened.
+    pub board_before_shuffle: Option<Board>,
+    /// True when the final board is stable and has no valid swap.
+    pub dead: bool,
+    /// Valid swaps on the final board (0 unless it is stable).
+    pub valid_swap_count: usize,
+    /// True when the final board is stable.
+    pub stable: bool,
+}
+
+impl CascadeSummary {
+    /// The [`CascadeOutcome`] of this resolution, given the steps its sink kept.
+    pub fn with_steps(self, steps: Vec<CascadeStep>) -> CascadeOutcome {
+        CascadeOutcome {
+            steps,
+            board: self.board,
+            total_score: self.total_score,
+            board_before_shuffle: self.board_before_shuffle,
+            dead: self.dead,
+            valid_swap_count: self.valid_swap_count,
+            stable: self.stable,
+        }
+    }
+}
+
+/// Where a recording resolution hands its steps, each as soon as it is made, so a caller can
+/// convert, measure or stream them instead of holding the whole cascade: a reply builder keeps
+/// the memory of a call bounded by its reply size this way.
+pub trait StepSink {
+    /// Takes the next step (steps come in order, numbered from 1).
+    /// [`ControlFlow::Break`] stops the resolution at once with
+    /// [`EngineError::CascadeStopped`]; nothing after this step is computed.
+    fn accept(&mut self, step: CascadeStep) -> ControlFlow<()>;
+}
+
+/// Keeps every step.
+impl StepSink for Vec<CascadeStep> {
+    fn accept(&mut self, step: CascadeStep) -> ControlFlow<()> {
+        self.push(step);
+        ControlFlow::Continue(())
+    }
+}
+
 /// Applies `swap` to a stable board and resolves the cascade it triggers.
 ///
 /// # Errors
@@ -85,13 +140,30 @@ pub fn resolve_swap<R: Rng + ?Sized>(
     options: CascadeOptions,
     rng: &mut R,
 ) -> Result<CascadeOutcome, EngineError> {
+    let mut steps = Vec::new();
+    let summary = resolve_swap_into(board, swap, options, rng, &mut steps)?;
+    Ok(summary.with_steps(steps))
+}
+
+/// [`resolve_swap`] handing each step to `sink` as it is made: same steps, board, score and RNG
+/// draws.
+///
+/// # Errors
+/// As [`resolve_swap`], and [`EngineError::CascadeStopped`] when `sink` stops the cascade.
+pub fn resolve_swap_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
+    board: StableBoard,
+    swap: Swap,
+    options: CascadeOptions,
+    rng: &mut R,
+    sink: &mut S,
+) -> Result<CascadeSummary, EngineError> {
     if let Some(rejection) = judge_swap(&board, swap).rejection() {
         return Err(EngineError::IllegalSwap(rejection));
     }
     // OK or OUT_OF_BOUNDS: name the off-board position's field in the latter case.
     check_swap_positions(board.board(), swap)?;
     let (after, planes, rows) = swapped(board, swap);
-    run_cascade(after, planes, rows, Vec::new(), options, rng)
+    run_cascade(after, planes, rows, 0, options, rng, sink)
 }
 
 /// `board` with `swap` (valid) applied, its colour planes, and how many rows from the top hold
@@ -139,11 +211,27 @@ pub fn preview_swap(board: &StableBoard, swap: Swap) -> (SwapVerdict, Vec<Group>
 /// # Errors
 /// [`EngineError::CascadeLimitExceeded`] when the cascade needs more than `max_steps` steps.
 pub fn resolve_board<R: Rng + ?Sized>(
-    mut board: Board,
+    board: Board,
     options: CascadeOptions,
     rng: &mut R,
 ) -> Result<CascadeOutcome, EngineError> {
     let mut steps = Vec::new();
+    let summary = resolve_board_into(board, options, rng, &mut steps)?;
+    Ok(summary.with_steps(steps))
+}
+
+/// [`resolve_board`] handing each step to `sink` as it is made: same steps, board, score and
+/// RNG draws.
+///
+/// # Errors
+/// As [`resolve_board`], and [`EngineError::CascadeStopped`] when `sink` stops the cascade.
+pub fn resolve_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
+    mut board: Board,
+    options: CascadeOptions,
+    rng: &mut R,
+    sink: &mut S,
+) -> Result<CascadeSummary, EngineError> {
+    let mut settling_steps = 0;
     if board.has_empty_cell() {
         let mut falls = Vec::new();
         let empty_on_top = settle_columns(&mut board, u64::MAX, Some(&mut falls));
@@ -152,41 +240,38 @@ pub fn resolve_board<R: Rng + ?Sized>(
             refill_tops(&mut board, &empty_on_top, colors, rng, Some(&mut spawns));
         }
         if !falls.is_empty() || !spawns.is_empty() {
-            steps.push(CascadeStep {
+            settling_steps = 1;
+            let step = CascadeStep {
                 index: 1,
                 groups: Vec::new(),
                 falls,
                 spawns,
                 score: 0,
                 board: board.clone(),
-            });
+            };
+            if sink.accept(step).is_break() {
+                return Err(EngineError::CascadeStopped { steps: 1 });
+            }
         }
     }
     let planes = ColorPlanes::of(&board);
     let rows = board.height();
-    run_cascade(board, planes, rows, steps, options, rng)
+    run_cascade(board, planes, rows, settling_steps, options, rng, sink)
 }
 
-fn run_cascade<R: Rng + ?Sized>(
+fn run_cascade<R: Rng + ?Sized, S: StepSink + ?Sized>(
     mut board: Board,
     planes: ColorPlanes,
     rows: usize,
-    mut steps: Vec<CascadeStep>,
+    first_index: u32,
     options: CascadeOptions,
     rng: &mut R,
-) -> Result<CascadeOutcome, EngineError> {
-    let first_index = steps.len() as u32;
-    let (_, total_score, planes) = cascade::<true, R>(
-        &mut board,
-        planes,
-        rows,
-        &mut steps,
-        first_index,
-        options,
-        rng,
-    )?;
+    sink: &mut S,
+) -> Result<CascadeSummary, EngineError> {
+    let (steps, total_score, planes) =
+        cascade::<true, R, S>(&mut board, planes, rows, sink, first_index, options, rng)?;
     let ending = end_of_move(board, planes, options, true, rng);
-    Ok(CascadeOutcome {
+    Ok(CascadeSummary {
         steps,
         board: ending.board,
         total_score,
@@ -200,14 +285,14 @@ fn run_cascade<R: Rng + ?Sized>(
 /// The one cascade loop (docs/rules.md section 2): while the board has a run, clear every
 /// matched cell at once, apply gravity to the columns that lost tiles, refill. Steps are
 /// numbered from `first_index + 1`. With `RECORD`, every step's groups, falls, spawns and board
-/// are appended to `steps`; without, only the counts are kept (for simulations), and the same
+/// go to `sink`, which may stop the cascade; without, only the counts are kept (for simulations), and the same
 /// RNG draws are made. Returns the number of the last step, the score of the steps run here,
 /// and the colour planes of the final (run-free) board.
-fn cascade<const RECORD: bool, R: Rng + ?Sized>(
+fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
     board: &mut Board,
     mut planes: ColorPlanes,
     mut rows: usize,
-    steps: &mut Vec<CascadeStep>,
+    sink: &mut S,
     first_index: u32,
     options: CascadeOptions,
     rng: &mut R,
@@ -268,14 +353,17 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized>(
         planes.update_columns(board.cells(), width, columns, rows);
         debug_assert!(planes.describes(board));
         if RECORD {
-            steps.push(CascadeStep {
+            let step = CascadeStep {
                 index,
                 groups,
                 falls,
                 spawns,
                 score,
                 board: board.clone(),
-            });
+            };
+            if sink.accept(step).is_break() {
+                return Err(EngineError::CascadeStopped { steps: index });
+            }
         }
     }
 }
@@ -386,8 +474,15 @@ pub fn play_swap<R: Rng + ?Sized>(
     }
     check_swap_positions(board.board(), swap)?;
     let (mut after, planes, rows) = swapped(board, swap);
-    let (steps, score, planes) =
-        cascade::<false, R>(&mut after, planes, rows, &mut Vec::new(), 0, options, rng)?;
+    let (steps, score, planes) = cascade::<false, R, Vec<CascadeStep>>(
+        &mut after,
+        planes,
+        rows,
+        &mut Vec::new(),
+        0,
+        options,
+        rng,
+    )?;
     let ending = end_of_move(after, planes, options, false, rng);
     Ok(PlayedMove {
         planes: ending.planes,

@@ -104,6 +104,13 @@ pub enum EngineError {
         /// The limit that was hit.
         max_steps: u32,
     },
+    /// The caller's step sink (`cascade::StepSink`) stopped the cascade after step `steps` (the
+    /// caller's own limit, such as its reply size, was reached).
+    #[error("the cascade was stopped by its step sink after {steps} steps")]
+    CascadeStopped {
+        /// Steps handed to the sink, the last one included.
+        steps: u32,
+    },
     /// A collapse-family board is not settled: a tile floats over an empty cell, or an empty
     /// column has a non-empty column to its right.
     #[error("board is not settled: {0}")]

@@ -24,8 +24,9 @@ pub mod stable;
 
 pub use board::{Board, BoardError, EMPTY, MAX_COLOR, MAX_SIDE, Position};
 pub use cascade::{
-    CascadeOptions, CascadeOutcome, CascadeStep, PlayedMove, Refill, check_swap_positions,
-    play_swap, preview_swap, resolve_board, resolve_swap,
+    CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, PlayedMove, Refill, StepSink,
+    check_swap_positions, play_swap, preview_swap, resolve_board, resolve_board_into, resolve_swap,
+    resolve_swap_into,
 };
 pub use collapse::{ColumnShift, LegalGroup, TapOutcome, is_game_over, legal_groups, tap};
 pub use error::{EngineError, SwapRejection, TapRejection, Unsettled};

@@ -143,14 +143,18 @@ pub fn client_deadline() -> Status {
     )
 }
 
-/// A cascade that ran past the steps this server records for its board size
+/// A cascade whose reply passed the message limit while it was being resolved
 /// (RESOURCE_EXHAUSTED, reason `CASCADE_TOO_LARGE`, with a QuotaFailure on
-/// `max_message_bytes`): its reply could not be held within the memory bound.
-pub fn cascade_too_large(steps: u32, width: u32, height: u32, limit: usize) -> Status {
+/// `max_message_bytes`): it was stopped at that step, since the reply could never be sent.
+pub fn cascade_too_large(steps: u32, limit: usize, include_step_boards: bool) -> Status {
+    let hint = if include_step_boards {
+        "ask without include_step_boards, for a smaller board, or for a lower max_steps"
+    } else {
+        "ask for a smaller board or a lower max_steps"
+    };
     let message = format!(
-        "the cascade ran past {steps} steps, the most this server records for a {width}x{height} \
-         board within its memory bound (a small multiple of the {limit}-byte message limit); \
-         ask for a smaller board or a lower max_steps"
+        "the cascade's reply passed the {limit}-byte message limit at step {steps}, before \
+         the cascade settled; {hint}"
     );
     let mut details =
         ErrorDetails::with_quota_failure_violation("max_message_bytes", message.clone());
@@ -266,6 +270,16 @@ impl From<EngineError> for Status {
                     "no playable permutation of these tiles".to_owned(),
                 )],
             ),
+            EngineError::CascadeStopped { steps } => {
+                // Only the reply builder stops a cascade, on the message limit (its own
+                // mapping, `cascade_too_large`, names the limit).
+                let mut details = ErrorDetails::with_quota_failure_violation(
+                    "max_message_bytes",
+                    format!("the cascade's reply passed the message limit at step {steps}"),
+                );
+                details.set_error_info("CASCADE_TOO_LARGE", ERROR_DOMAIN, HashMap::new());
+                Status::with_error_details(Code::ResourceExhausted, message, details)
+            }
             EngineError::CascadeLimitExceeded { max_steps } => {
                 let mut details = ErrorDetails::with_quota_failure_violation(
                     "max_steps",

@@ -1,5 +1,8 @@
 //! `matchgrid.v1.SwapPuzzle`: thin handlers over the swap engine.
 
+use std::ops::ControlFlow;
+
+use prost::Message;
 use tonic::{Request, Response, Status};
 
 use super::{
@@ -89,93 +92,111 @@ pub fn validate_swap(
     })
 }
 
-/// ResolveCascade, engine side.
+/// ResolveCascade, engine side, with no bound on the reply's size (see
+/// [`resolve_cascade_bounded`] for the server's).
 pub fn resolve_cascade(
     request: proto::ResolveCascadeRequest,
 ) -> Result<proto::ResolveCascadeResponse, EngineError> {
+    resolve_cascade_within(request, usize::MAX)
+}
+
+/// Builds a reply's steps as the engine makes them: each step is converted to its message at
+/// once (its board kept only when the request asked for step boards) and its encoded size
+/// added up, and the cascade is stopped as soon as the steps pass `limit` bytes. Memory for the
+/// steps is therefore at most `limit` plus one step.
+struct ReplySteps {
+    steps: Vec<proto::CascadeStep>,
+    include_step_boards: bool,
+    /// Encoded bytes of `steps` inside the reply (each with its field tag and length).
+    bytes: usize,
+    limit: usize,
+}
+
+impl engine::StepSink for ReplySteps {
+    fn accept(&mut self, step: engine::CascadeStep) -> ControlFlow<()> {
+        let step = cascade_step_to_proto(step, self.include_step_boards);
+        let length = step.encoded_len();
+        // Field tag (1 byte for field numbers up to 15) and length prefix of a repeated message.
+        self.bytes = self
+            .bytes
+            .saturating_add(1 + prost::length_delimiter_len(length) + length);
+        self.steps.push(step);
+        if self.bytes > self.limit {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+}
+
+/// ResolveCascade, engine side, stopping with [`EngineError::CascadeStopped`] as soon as the
+/// reply's steps pass `limit` encoded bytes.
+fn resolve_cascade_within(
+    request: proto::ResolveCascadeRequest,
+    limit: usize,
+) -> Result<proto::ResolveCascadeResponse, EngineError> {
     let options = cascade_options(&request)?;
-    let include_step_boards = request.include_step_boards;
     let mut rng = engine::rng_from_seed(request.seed);
-    let outcome = match request.swap {
+    let mut reply_steps = ReplySteps {
+        steps: Vec::new(),
+        include_step_boards: request.include_step_boards,
+        bytes: 0,
+        limit,
+    };
+    let summary = match request.swap {
         Some(swap) => {
             let swap = swap_from_proto(Some(swap))?;
             let board = board_from_proto(request.board)?;
             engine::check_swap_positions(&board, swap)?;
-            engine::resolve_swap(StableBoard::try_from(board)?, swap, options, &mut rng)?
+            engine::resolve_swap_into(
+                StableBoard::try_from(board)?,
+                swap,
+                options,
+                &mut rng,
+                &mut reply_steps,
+            )?
         }
-        None => engine::resolve_board(board_from_proto(request.board)?, options, &mut rng)?,
+        None => engine::resolve_board_into(
+            board_from_proto(request.board)?,
+            options,
+            &mut rng,
+            &mut reply_steps,
+        )?,
     };
     Ok(proto::ResolveCascadeResponse {
-        steps: outcome
-            .steps
-            .into_iter()
-            .map(|step| cascade_step_to_proto(step, include_step_boards))
-            .collect(),
-        board: Some((&outcome.board).into()),
-        total_score: outcome.total_score,
-        shuffled: outcome.board_before_shuffle.is_some(),
-        board_before_shuffle: outcome.board_before_shuffle.as_ref().map(Into::into),
-        dead: outcome.dead,
-        valid_swap_count: outcome.valid_swap_count as u32,
-        stable: outcome.stable,
+        steps: reply_steps.steps,
+        board: Some((&summary.board).into()),
+        total_score: summary.total_score,
+        shuffled: summary.board_before_shuffle.is_some(),
+        board_before_shuffle: summary.board_before_shuffle.as_ref().map(Into::into),
+        dead: summary.dead,
+        valid_swap_count: summary.valid_swap_count as u32,
+        stable: summary.stable,
     })
 }
 
-/// Bytes one recorded cascade step holds per board cell while a reply is built, at the rate
-/// measured on the worst case known (a 64x64 board of one colour refilled from 2 colours:
-/// ~112 MB over 1000 steps, about 27 bytes a cell a step: the engine's groups, falls, spawns
-/// and board after each step). A step that clears and refills every cell could take about
-/// twice that.
-pub const STEP_BYTES_PER_CELL: u64 = 32;
-
-/// Memory a ResolveCascade call may use for its recorded steps, as a multiple of the message
-/// size limit (at [`STEP_BYTES_PER_CELL`]).
-pub const CASCADE_MEMORY_MULTIPLE: u64 = 8;
-
-/// The most steps recorded for a board of `cells` cells within
-/// [`CASCADE_MEMORY_MULTIPLE`] times `max_response_bytes` (at least 1): 64 for a 64x64 board
-/// at the default 1 MiB limit (the 4-colour cascade from a 64x64 board of one colour, a 910 KB
-/// reply, takes 46), 256 for 32x32, [`MAX_MAX_STEPS`] or more from 16x16 down.
-pub fn recorded_steps_cap(cells: u64, max_response_bytes: usize) -> u32 {
-    let budget = CASCADE_MEMORY_MULTIPLE.saturating_mul(max_response_bytes as u64);
-    let per_step = STEP_BYTES_PER_CELL.saturating_mul(cells.max(1));
-    (budget / per_step).clamp(1, u64::from(u32::MAX)) as u32
-}
-
-/// ResolveCascade within the server's memory bound: the engine records every step of a
-/// cascade before the reply is built, so the cascade is run with `max_steps` lowered to
-/// [`recorded_steps_cap`] for the board's size, and a cascade that runs past that cap (but not
-/// past the request's own `max_steps`) is RESOURCE_EXHAUSTED, reason `CASCADE_TOO_LARGE`. Memory
-/// per call is thereby at most about [`CASCADE_MEMORY_MULTIPLE`] times the message limit.
+/// ResolveCascade within the server's reply limit: the steps are converted and measured as
+/// the engine makes them, and a cascade whose steps pass `max_response_bytes` is stopped there
+/// with RESOURCE_EXHAUSTED, reason `CASCADE_TOO_LARGE` (it could never be sent), whether or not
+/// it would have settled within `max_steps`. Memory per call is thereby about the message
+/// limit plus one step (a 64x64 board is 4 KiB), whatever `max_steps` asks.
 ///
 /// # Errors
 /// As [`resolve_cascade`], plus `CASCADE_TOO_LARGE`.
 pub fn resolve_cascade_bounded(
-    mut request: proto::ResolveCascadeRequest,
+    request: proto::ResolveCascadeRequest,
     limits: ServiceLimits,
 ) -> Result<proto::ResolveCascadeResponse, Status> {
-    let requested = match request.max_steps {
-        0 => DEFAULT_MAX_STEPS,
-        n => n,
-    };
-    let (width, height) = request
-        .board
-        .as_ref()
-        .map_or((0, 0), |b| (b.width, b.height));
-    let cap = recorded_steps_cap(cells(width, height), limits.max_response_bytes);
-    if requested > cap && requested <= MAX_MAX_STEPS {
-        request.max_steps = cap;
-        return match resolve_cascade(request) {
-            Err(EngineError::CascadeLimitExceeded { .. }) => Err(super::status::cascade_too_large(
-                cap,
-                width,
-                height,
-                limits.max_response_bytes,
-            )),
-            other => other.map_err(Status::from),
-        };
+    let limit = limits.max_response_bytes;
+    let include_step_boards = request.include_step_boards;
+    match resolve_cascade_within(request, limit) {
+        Err(EngineError::CascadeStopped { steps }) => Err(super::status::cascade_too_large(
+            steps,
+            limit,
+            include_step_boards,
+        )),
+        other => other.map_err(Status::from),
     }
-    resolve_cascade(request).map_err(Status::from)
 }
 
 /// CheckDeadState, engine side.
@@ -258,5 +279,99 @@ impl SwapPuzzle for SwapService {
             SEARCH_INLINE_CELL_LIMIT,
         );
         run_engine(self.limits, placement, request, |r, _| shuffle(r)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The never-settling cascade of a 64x64 board of one colour refilled from 2 colours.
+    fn endless_cascade(max_steps: u32) -> proto::ResolveCascadeRequest {
+        proto::ResolveCascadeRequest {
+            board: Some(proto::Board {
+                width: 64,
+                height: 64,
+                cells: vec![1; 64 * 64],
+            }),
+            colors: 2,
+            seed: 9,
+            refill: proto::RefillMode::Random as i32,
+            max_steps,
+            ..Default::default()
+        }
+    }
+
+    /// The reply's steps are measured exactly: the cascade stops at the first step whose
+    /// encoded steps pass the limit, not before and not after.
+    #[test]
+    fn a_cascade_stops_at_the_first_step_past_the_reply_limit() {
+        // Every step of the first 60, recorded whatever happens after them.
+        let request = endless_cascade(60);
+        let mut all = Vec::new();
+        let result = engine::resolve_board_into(
+            board_from_proto(request.board.clone()).unwrap(),
+            cascade_options(&request).unwrap(),
+            &mut engine::rng_from_seed(request.seed),
+            &mut all,
+        );
+        assert!(matches!(
+            result,
+            Err(EngineError::CascadeLimitExceeded { max_steps: 60 })
+        ));
+        assert_eq!(all.len(), 60);
+        let sizes: Vec<usize> = all
+            .into_iter()
+            .map(|step| {
+                let length = cascade_step_to_proto(step, false).encoded_len();
+                1 + prost::length_delimiter_len(length) + length
+            })
+            .collect();
+        let limit = sizes[..20].iter().sum::<usize>() + sizes[20] / 2;
+        match resolve_cascade_within(endless_cascade(1000), limit) {
+            Err(EngineError::CascadeStopped { steps }) => assert_eq!(steps, 21),
+            other => panic!(
+                "expected a stop at step 21, got {:?}",
+                other.map(|r| r.steps.len())
+            ),
+        }
+        // The limit met exactly is not passed.
+        let limit = sizes[..20].iter().sum::<usize>();
+        match resolve_cascade_within(endless_cascade(1000), limit) {
+            Err(EngineError::CascadeStopped { steps }) => assert_eq!(steps, 21),
+            other => panic!(
+                "expected a stop at step 21, got {:?}",
+                other.map(|r| r.steps.len())
+            ),
+        }
+    }
+
+    /// A cascade whose reply fits is answered in full, byte for byte as without a limit.
+    #[test]
+    fn a_cascade_within_the_limit_is_answered_in_full() {
+        let request = proto::ResolveCascadeRequest {
+            board: Some(proto::Board {
+                width: 3,
+                height: 3,
+                cells: vec![1, 1, 1, 2, 3, 2, 3, 2, 3],
+            }),
+            colors: 3,
+            seed: 4,
+            refill: proto::RefillMode::Random as i32,
+            include_step_boards: true,
+            ..Default::default()
+        };
+        let unbounded = resolve_cascade(request.clone()).unwrap();
+        assert!(!unbounded.steps.is_empty());
+        let limit = unbounded
+            .steps
+            .iter()
+            .map(|s| {
+                let length = s.encoded_len();
+                1 + prost::length_delimiter_len(length) + length
+            })
+            .sum();
+        let bounded = resolve_cascade_within(request, limit).unwrap();
+        assert_eq!(bounded, unbounded);
     }
 }
