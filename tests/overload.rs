@@ -38,42 +38,13 @@ fn all_ones(colors: u32, max_steps: u32) -> ResolveCascadeRequest {
     }
 }
 
-/// Runs `CALLERS` loops of `request` (each caller on its own connection, gzip accepted, as
-/// grpc-python does by default) for [`RUN`], probing health every 10 ms on another connection;
-/// returns the health latencies and the callers' outcomes by code.
-async fn overload(
-    server: &TestServer,
-    request: ResolveCascadeRequest,
-) -> (hdrhistogram::Histogram<u64>, BTreeMap<String, u64>) {
-    let stop = Instant::now() + RUN;
-    let mut callers = Vec::new();
-    for _ in 0..CALLERS {
-        let channel = server.channel().await;
-        let request = request.clone();
-        callers.push(tokio::spawn(async move {
-            let mut client =
-                SwapPuzzleClient::new(channel).accept_compressed(CompressionEncoding::Gzip);
-            let mut codes = BTreeMap::<String, u64>::new();
-            while Instant::now() < stop {
-                let code = match client.resolve_cascade(request.clone()).await {
-                    Ok(_) => "OK".to_owned(),
-                    Err(status) => format!(
-                        "{:?} {}",
-                        status.code(),
-                        tonic_types::StatusExt::get_details_error_info(&status)
-                            .map(|i| i.reason)
-                            .unwrap_or_default()
-                    ),
-                };
-                *codes.entry(code).or_default() += 1;
-            }
-            codes
-        }));
-    }
-    // The prober runs on its own thread and runtime, so it measures the server rather than
-    // queueing behind the callers' decoding in this process.
-    let url = server.url();
-    let prober = std::thread::spawn(move || {
+/// Probes health at `url` every 10 ms until `stop`, on its own thread and runtime (so it
+/// measures the server rather than queueing behind the callers' decoding in this process).
+fn health_prober(
+    url: String,
+    stop: Instant,
+) -> std::thread::JoinHandle<hdrhistogram::Histogram<u64>> {
+    std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -101,17 +72,65 @@ async fn overload(
             }
             latencies
         })
-    });
-    let latencies = tokio::task::spawn_blocking(move || prober.join().unwrap())
-        .await
-        .unwrap();
+    })
+}
+
+/// Runs `CALLERS` loops of `request` (each caller on its own connection, gzip accepted, as
+/// grpc-python does by default) for [`RUN`], probing health every 10 ms on another connection
+/// to the gRPC port and, when given, to the health-only port (`--health-listen`); returns the
+/// health latencies (gRPC port, health port) and the callers' outcomes by code.
+async fn overload(
+    server: &TestServer,
+    request: ResolveCascadeRequest,
+    health_port: Option<u16>,
+) -> (
+    hdrhistogram::Histogram<u64>,
+    Option<hdrhistogram::Histogram<u64>>,
+    BTreeMap<String, u64>,
+) {
+    let stop = Instant::now() + RUN;
+    let mut callers = Vec::new();
+    for _ in 0..CALLERS {
+        let channel = server.channel().await;
+        let request = request.clone();
+        callers.push(tokio::spawn(async move {
+            let mut client =
+                SwapPuzzleClient::new(channel).accept_compressed(CompressionEncoding::Gzip);
+            let mut codes = BTreeMap::<String, u64>::new();
+            while Instant::now() < stop {
+                let code = match client.resolve_cascade(request.clone()).await {
+                    Ok(_) => "OK".to_owned(),
+                    Err(status) => format!(
+                        "{:?} {}",
+                        status.code(),
+                        tonic_types::StatusExt::get_details_error_info(&status)
+                            .map(|i| i.reason)
+                            .unwrap_or_default()
+                    ),
+                };
+                *codes.entry(code).or_default() += 1;
+            }
+            codes
+        }));
+    }
+    let prober = health_prober(server.url(), stop);
+    let port_prober =
+        health_port.map(|port| health_prober(format!("http://127.0.0.1:{port}"), stop));
+    let (latencies, port_latencies) = tokio::task::spawn_blocking(move || {
+        (
+            prober.join().unwrap(),
+            port_prober.map(|p| p.join().unwrap()),
+        )
+    })
+    .await
+    .unwrap();
     let mut codes = BTreeMap::new();
     for caller in callers {
         for (code, n) in caller.await.unwrap() {
             *codes.entry(code).or_default() += n;
         }
     }
-    (latencies, codes)
+    (latencies, port_latencies, codes)
 }
 
 /// Peak resident memory of a process (VmHWM), in KiB; 0 where /proc is unavailable.
@@ -141,11 +160,24 @@ fn report(name: &str, latencies: &hdrhistogram::Histogram<u64>, codes: &BTreeMap
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "load scenario: run with --ignored --nocapture on a release build"]
 async fn health_latency_under_compressed_overload() {
-    let server = TestServer::start(&["--concurrency-limit", "8"]);
-    let (latencies, codes) = overload(&server, all_ones(4, 200)).await;
+    let health_port = common::free_port();
+    let health_listen = format!("127.0.0.1:{health_port}");
+    let server = TestServer::start(&[
+        "--concurrency-limit",
+        "8",
+        "--health-listen",
+        &health_listen,
+    ]);
+    let (latencies, port_latencies, codes) =
+        overload(&server, all_ones(4, 200), Some(health_port)).await;
     report(
-        "concurrency-limit 8, 64x64 colours 4, gzip",
+        "concurrency-limit 8, 64x64 colours 4, gzip (health on the gRPC port)",
         &latencies,
+        &codes,
+    );
+    report(
+        "the same (health on the health-only port, --health-listen)",
+        &port_latencies.expect("probed"),
         &codes,
     );
     println!("peak RSS {} KiB", peak_rss_kib(server.child.id()));
@@ -159,7 +191,7 @@ async fn health_latency_under_compressed_overload() {
 async fn memory_and_health_under_endless_cascades() {
     let server = TestServer::start(&[]);
     let idle = peak_rss_kib(server.child.id());
-    let (latencies, codes) = overload(&server, all_ones(2, 1000)).await;
+    let (latencies, _, codes) = overload(&server, all_ones(2, 1000), None).await;
     report(
         "default limits, 64x64 colours 2 max_steps 1000",
         &latencies,

@@ -247,12 +247,16 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
     let local: SocketAddr = listener.local_addr().map_err(|e| e.to_string())?;
-    if let Some(addr) = config.health_listen {
-        let bound =
-            tls::spawn_health_port(addr, with_codec_settings!(health_service.clone(), limit))
-                .await?;
-        tracing::info!(health = %bound, "plaintext health-only port listening");
-    }
+    let health_port = match config.health_listen {
+        Some(addr) => {
+            let port =
+                tls::spawn_health_port(addr, with_codec_settings!(health_service.clone(), limit))
+                    .await?;
+            tracing::info!(health = %port.addr, "plaintext health-only port listening");
+            Some(port)
+        }
+        None => None,
+    };
 
     let observe = ObserveLayer::new(config.request_timeout, config.concurrency_limit)
         .trace_context(config.otlp_endpoint().is_some());
@@ -324,5 +328,11 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         Ok(_) => tracing::info!("drained; exiting"),
         Err(_) => tracing::warn!("shutdown grace elapsed with connections still open; exiting"),
     }
+    if let Some(port) = health_port {
+        port.shut_down(HEALTH_PORT_GRACE).await;
+    }
     Ok(())
 }
+
+/// The most the health-only port's thread is given at exit to finish its calls in flight.
+const HEALTH_PORT_GRACE: Duration = Duration::from_millis(200);

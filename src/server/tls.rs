@@ -267,8 +267,12 @@ async fn accept(
 /// Serves only `health` (grpc.health.v1.Health) in plaintext on `addr`, for probes that cannot
 /// do TLS or present a client certificate. It reports the same statuses as the gRPC port
 /// (NOT_SERVING from the first termination signal) and runs until the process exits.
-/// Returns the bound address; a bind failure is one line naming `--health-listen`.
-pub async fn spawn_health_port<S>(addr: SocketAddr, health: S) -> Result<SocketAddr, String>
+///
+/// It runs on a thread of its own (`matchgrid-health`, a single-threaded runtime), so probes
+/// are answered within an OS time slice even when every worker of the main runtime is busy
+/// encoding large replies under overload.
+/// Returns the port's handle; a bind failure is one line naming `--health-listen`.
+pub async fn spawn_health_port<S>(addr: SocketAddr, health: S) -> Result<HealthPort, String>
 where
     S: tower::Service<
             http::Request<tonic::body::Body>,
@@ -281,18 +285,63 @@ where
         + 'static,
     S::Future: Send + 'static,
 {
-    let listener = TcpListener::bind(addr)
-        .await
-        .map_err(|e| format!("--health-listen {addr}: cannot listen: {e}"))?;
+    let cannot_listen = |e: std::io::Error| format!("--health-listen {addr}: cannot listen: {e}");
+    let listener = std::net::TcpListener::bind(addr).map_err(cannot_listen)?;
+    listener.set_nonblocking(true).map_err(cannot_listen)?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
-    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
-    let server = tonic::transport::Server::builder()
-        .add_service(health)
-        .serve_with_incoming(incoming);
-    tokio::spawn(async move {
-        if let Err(error) = server.await {
-            tracing::error!(%error, "health port stopped");
-        }
-    });
-    Ok(local)
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("--health-listen {addr}: cannot start its runtime: {e}"))?;
+    let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let (done_tx, done) = std::sync::mpsc::channel::<()>();
+    std::thread::Builder::new()
+        .name("matchgrid-health".to_owned())
+        .spawn(move || {
+            runtime.block_on(async move {
+                let listener = match TcpListener::from_std(listener) {
+                    Ok(listener) => listener,
+                    Err(error) => {
+                        tracing::error!(%error, "health port stopped");
+                        return;
+                    }
+                };
+                let incoming =
+                    tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
+                let server = tonic::transport::Server::builder()
+                    .add_service(health)
+                    .serve_with_incoming_shutdown(incoming, async {
+                        let _ = stop_rx.await;
+                    });
+                if let Err(error) = server.await {
+                    tracing::error!(%error, "health port stopped");
+                }
+            });
+            let _ = done_tx.send(());
+        })
+        .map_err(|e| format!("--health-listen {addr}: cannot start its thread: {e}"))?;
+    Ok(HealthPort {
+        addr: local,
+        stop,
+        done,
+    })
+}
+
+/// The health-only port's thread, running until [`HealthPort::shut_down`].
+pub struct HealthPort {
+    /// The bound address.
+    pub addr: SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    done: std::sync::mpsc::Receiver<()>,
+}
+
+impl HealthPort {
+    /// Stops accepting probes and waits up to `wait` for the calls in flight to finish (an
+    /// open `Watch` has by then been sent the NOT_SERVING the shutdown set), so the process
+    /// does not exit before its thread has written them.
+    pub async fn shut_down(self, wait: Duration) {
+        let _ = self.stop.send(());
+        let done = self.done;
+        let _ = tokio::task::spawn_blocking(move || done.recv_timeout(wait)).await;
+    }
 }
