@@ -122,8 +122,10 @@ def check_manifests(paths: list[str]) -> int:
         p(ref.get("resource") == "limits.cpu",
           "MATCHGRID_WORKER_THREADS should come from resourceFieldRef limits.cpu")
 
-        # Probes: all native gRPC, on the serving port; with TLS on (kubelet
-        # gRPC probes cannot do TLS) on the plaintext health-only port instead.
+        # Probes: all native gRPC, on the plaintext health-only port when one is
+        # set (its own thread answers them when the workers are saturated; and
+        # kubelet gRPC probes cannot do TLS, so TLS requires it), else on the
+        # serving port.
         tls = "MATCHGRID_TLS_CERT" in env
         hlisten = env.get("MATCHGRID_HEALTH_LISTEN", {}).get("value")
         if hlisten is not None:
@@ -131,7 +133,7 @@ def check_manifests(paths: list[str]) -> int:
               f"MATCHGRID_HEALTH_LISTEN {hlisten} disagrees with the health container port")
         p(not tls or hlisten is not None,
           "MATCHGRID_TLS_CERT set without MATCHGRID_HEALTH_LISTEN: gRPC probes cannot do TLS")
-        probe_port = ports.get("health") if tls else ports.get("grpc")
+        probe_port = ports.get("health") if hlisten is not None else ports.get("grpc")
         for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
             grpc = c.get(probe, {}).get("grpc")
             p(bool(grpc) and grpc.get("port") == probe_port,
