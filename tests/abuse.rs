@@ -199,6 +199,7 @@ async fn large_responses_are_not_compressed() {
             colors: 3,
             seed: 1,
             min_moves: Some(1),
+            ..Default::default()
         }),
     )
     .await

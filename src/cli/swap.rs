@@ -112,6 +112,7 @@ pub(super) async fn run_swap(server: &str, args: ClientArgs<SwapCommand>) -> Res
                 colors,
                 seed,
                 min_moves: Some(min_moves),
+                holes: Vec::new(),
             };
             emit(json, &reply(client.generate_board(request).await)?, |r| {
                 board_summary(r.board.as_ref(), "valid swaps", r.valid_swap_count)
@@ -269,6 +270,7 @@ fn boards_from_events(
             width: start.width,
             height: start.height,
             cells: cells.clone(),
+            ..proto::Board::default()
         });
     }
     boards

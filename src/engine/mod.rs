@@ -13,6 +13,7 @@ pub mod collapse;
 pub mod error;
 pub mod generate;
 pub mod gravity;
+pub mod level;
 pub mod moves;
 pub mod params;
 pub mod position;
@@ -28,7 +29,7 @@ pub use cascade::{
     play_swap, preview_swap, resolve_board, resolve_swap,
 };
 pub use collapse::{ColumnShift, LegalGroup, TapOutcome, is_game_over, legal_groups, tap};
-pub use error::{EngineError, SwapRejection, TapRejection, Unsettled};
+pub use error::{EngineError, LevelError, SwapRejection, TapRejection, Unsettled};
 pub use generate::{generate_collapse_board, generate_swap_board};
 pub use gravity::{Fall, Spawn};
 pub use moves::{

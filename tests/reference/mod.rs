@@ -119,6 +119,7 @@ impl Grid {
             width: self.w as u32,
             height: self.h as u32,
             cells: self.cells.clone(),
+            ..Default::default()
         }
     }
 
