@@ -27,6 +27,7 @@ fn endless_cascade() -> ResolveCascadeRequest {
             width: 64,
             height: 64,
             cells: vec![1; 64 * 64],
+            ..Default::default()
         }),
         colors: 2,
         seed: 9,

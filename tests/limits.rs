@@ -28,6 +28,7 @@ fn big_board() -> Board {
         width,
         height,
         cells,
+        ..Default::default()
     }
 }
 

@@ -257,8 +257,8 @@ mod tests {
         let level = level.into_level();
         assert_eq!(level.holes(), &holes[..]);
         assert!(is_level_stable(&level));
-        for i in 0..20 {
-            assert_eq!(level.color(i) == EMPTY, holes[i], "cell {i}");
+        for (i, &hole) in holes.iter().enumerate() {
+            assert_eq!(level.color(i) == EMPTY, hole, "cell {i}");
         }
         assert!(count >= 3);
         assert_eq!(valid_swaps_of(&level, usize::MAX).len(), count);

@@ -500,13 +500,280 @@ fn finish<R: Rng + ?Sized>(
     outcome.valid_swap_count = valid_swaps_of(&outcome.board, usize::MAX).len();
     outcome.dead = outcome.valid_swap_count == 0;
     let may_shuffle = matches!(options.refill, Refill::Random { .. }) && options.auto_shuffle;
-    if outcome.dead && may_shuffle {
-        if let Ok(shuffled) = shuffle_level(&outcome.board, rng) {
-            let shuffled = shuffled.into_level();
-            outcome.valid_swap_count = valid_swaps_of(&shuffled, usize::MAX).len();
-            outcome.dead = false;
-            outcome.board_before_shuffle = Some(std::mem::replace(&mut outcome.board, shuffled));
-        }
+    // No playable permutation is not an error here: the move itself was legal.
+    if outcome.dead
+        && may_shuffle
+        && let Ok(shuffled) = shuffle_level(&outcome.board, rng)
+    {
+        let shuffled = shuffled.into_level();
+        outcome.valid_swap_count = valid_swaps_of(&shuffled, usize::MAX).len();
+        outcome.dead = false;
+        outcome.board_before_shuffle = Some(std::mem::replace(&mut outcome.board, shuffled));
     }
     outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NONE: CascadeOptions = CascadeOptions {
+        refill: Refill::None,
+        auto_shuffle: true,
+        max_steps: 1000,
+    };
+
+    fn p(row: u32, col: u32) -> Position {
+        Position::new(row, col)
+    }
+
+    fn special(row: u32, col: u32, kind: PieceKind, color: u8) -> Special {
+        Special {
+            position: p(row, col),
+            kind,
+            color,
+        }
+    }
+
+    /// Resolves `text` under NONE refill, after the swap `a`-`b` when given.
+    fn run(text: &str, swap: Option<((u32, u32), (u32, u32))>) -> LevelOutcome {
+        let level = LevelBoard::parse(text).unwrap();
+        let mut rng = crate::engine::rng_from_seed(0);
+        match swap {
+            Some((a, b)) => {
+                let stable = StableLevel::try_from(level).unwrap();
+                let swap = Swap::new(p(a.0, a.1), p(b.0, b.1));
+                resolve_level_swap(stable, swap, NONE, &mut rng).unwrap()
+            }
+            None => resolve_level_board(level, NONE, &mut rng).unwrap(),
+        }
+    }
+
+    use PieceKind::{ColorBomb, StripedH, StripedV, Wrapped};
+
+    #[test]
+    fn a_horizontal_four_makes_striped_v_at_the_swapped_cell() {
+        let outcome = run("RRYR/GBRB", Some(((0, 2), (1, 2))));
+        assert_eq!(outcome.steps.len(), 1);
+        let step = &outcome.steps[0];
+        assert_eq!(step.groups.len(), 1);
+        assert_eq!(step.created, vec![special(0, 2, StripedV, 1)]);
+        assert_eq!(step.score, 40);
+        assert!(step.fired.is_empty() && step.effect_cleared.is_empty());
+        assert_eq!(outcome.board.to_string(), "..R|./GBYB");
+    }
+
+    #[test]
+    fn l_t_and_plus_make_wrapped_at_the_crossing() {
+        let l = run("RGB/RBG/RRR", None);
+        assert_eq!(l.steps[0].created, vec![special(2, 0, Wrapped, 1)]);
+        assert_eq!(l.steps[0].score, 50);
+        assert_eq!(l.board.to_string(), ".../.GB/R+BG");
+        let t = run("RRR/GRB/BRG", None);
+        assert_eq!(t.steps[0].created, vec![special(0, 1, Wrapped, 1)]);
+        assert_eq!(
+            t.steps[0].falls,
+            vec![Fall {
+                from: p(0, 1),
+                to: p(2, 1)
+            }]
+        );
+        assert_eq!(t.board.to_string(), ".../G.B/BR+G");
+        let plus = run("GRB/RRR/BRG", None);
+        assert_eq!(plus.steps[0].created, vec![special(1, 1, Wrapped, 1)]);
+        assert_eq!(plus.board.to_string(), ".../G.B/BR+G");
+    }
+
+    #[test]
+    fn straight_five_six_and_seven_make_a_bomb() {
+        for (text, after) in [
+            ("RRRRR", "*...."),
+            ("GRRRRRR", "G*....."),
+            ("RRRRRRR", "*......"),
+        ] {
+            let outcome = run(text, None);
+            assert_eq!(outcome.board.to_string(), after, "{text}");
+            let run_start = if text.starts_with('G') { 1 } else { 0 };
+            assert_eq!(
+                outcome.steps[0].created,
+                vec![special(0, run_start, ColorBomb, 0)]
+            );
+        }
+        // From a swap, the bomb lands on the swapped cell of the group.
+        let outcome = run("RRGRR/GBRBG", Some(((0, 2), (1, 2))));
+        assert_eq!(outcome.steps[0].created, vec![special(0, 2, ColorBomb, 0)]);
+        assert_eq!(outcome.steps[0].score, 50);
+        assert_eq!(outcome.board.to_string(), "..*../GBGBG");
+    }
+
+    #[test]
+    fn a_cascade_made_special_lands_on_its_anchor() {
+        // Step 1 clears row 2; column 0 then holds Y Y Y Y (rows 1-4): a vertical 4 in step 2,
+        // a STRIPED_H at the run's first cell (1,0), which then falls to the bottom.
+        let outcome = run("YGB/YBG/RRR/YGB/YBG", None);
+        assert_eq!(outcome.steps.len(), 2);
+        assert!(outcome.steps[0].created.is_empty());
+        assert_eq!(outcome.steps[0].score, 30);
+        assert_eq!(outcome.steps[1].created, vec![special(1, 0, StripedH, 4)]);
+        assert_eq!(outcome.steps[1].score, 80);
+        assert_eq!(outcome.total_score, 110);
+        assert_eq!(outcome.board.to_string(), ".../.GB/.BG/.GB/Y-BG");
+    }
+
+    #[test]
+    fn a_striped_tile_inside_a_group_fires_its_row() {
+        let outcome = run("RR-RGB/GBGBR", None);
+        let step = &outcome.steps[0];
+        assert_eq!(step.fired, vec![special(0, 1, StripedH, 1)]);
+        assert_eq!(step.effect_cleared, vec![p(0, 3), p(0, 4)]);
+        assert_eq!(step.score, 50);
+        assert_eq!(outcome.board.to_string(), "...../GBGBR");
+    }
+
+    #[test]
+    fn a_wrapped_blast_hits_a_bomb_that_clears_the_most_common_colour() {
+        // B is the most common colour (4 tiles) at the start of the step.
+        let outcome = run("RR+RG/B*GB/GBBY", None);
+        let step = &outcome.steps[0];
+        assert_eq!(
+            step.fired,
+            vec![special(0, 1, Wrapped, 1), special(1, 1, ColorBomb, 0)]
+        );
+        assert_eq!(
+            step.effect_cleared,
+            vec![p(1, 0), p(1, 1), p(1, 2), p(1, 3), p(2, 1), p(2, 2)]
+        );
+        assert_eq!(step.score, 90);
+        assert_eq!(outcome.board.to_string(), "..../...G/G..Y");
+    }
+
+    #[test]
+    fn bomb_and_normal_clears_the_colour() {
+        let outcome = run("*RG/GBR/RGB", Some(((0, 0), (0, 1))));
+        let step = &outcome.steps[0];
+        assert!(step.groups.is_empty() && step.fired.is_empty());
+        assert_eq!(
+            step.effect_cleared,
+            vec![p(0, 0), p(0, 1), p(1, 2), p(2, 0)]
+        );
+        assert_eq!(step.score, 40);
+        assert_eq!(outcome.board.to_string(), ".../.BG/GGB");
+    }
+
+    #[test]
+    fn bomb_and_striped_fires_the_colour_as_striped_by_parity() {
+        let outcome = run("*R-G/GBR/RGB", Some(((0, 0), (0, 1))));
+        let step = &outcome.steps[0];
+        assert_eq!(
+            step.fired,
+            vec![special(1, 2, StripedV, 1), special(2, 0, StripedH, 1)]
+        );
+        assert_eq!(step.score, 70);
+        assert_eq!(outcome.board.to_string(), ".../.../GB.");
+    }
+
+    #[test]
+    fn bomb_and_wrapped_fires_the_colour_as_wrapped() {
+        let outcome = run("*R+G/GBR/RGB", Some(((0, 0), (0, 1))));
+        let step = &outcome.steps[0];
+        assert_eq!(
+            step.fired,
+            vec![special(1, 2, Wrapped, 1), special(2, 0, Wrapped, 1)]
+        );
+        assert_eq!(step.score, 90);
+        assert_eq!(outcome.board.to_string(), ".../.../...");
+        assert!(!outcome.stable);
+    }
+
+    #[test]
+    fn bomb_and_bomb_clears_every_tile_and_fires_the_specials() {
+        let outcome = run("**G/GBR/RGB-", Some(((0, 0), (0, 1))));
+        let step = &outcome.steps[0];
+        assert_eq!(step.fired, vec![special(2, 2, StripedH, 3)]);
+        assert_eq!(step.score, 90);
+        assert_eq!(outcome.board.to_string(), ".../.../...");
+    }
+
+    #[test]
+    fn striped_and_striped_clear_the_row_and_column_through_b() {
+        let outcome = run("RGBY/GR-G-B/BYRG/YBYR", Some(((1, 1), (1, 2))));
+        let step = &outcome.steps[0];
+        assert!(step.fired.is_empty());
+        assert_eq!(
+            step.effect_cleared,
+            vec![
+                p(0, 2),
+                p(1, 0),
+                p(1, 1),
+                p(1, 2),
+                p(1, 3),
+                p(2, 2),
+                p(3, 2)
+            ]
+        );
+        assert_eq!(step.score, 70);
+        assert_eq!(outcome.board.to_string(), "..../RG.Y/BY.G/YB.R");
+    }
+
+    #[test]
+    fn striped_and_wrapped_clear_three_rows_and_three_columns() {
+        let outcome = run("RGBYP/BYPRG/PR-G+BY/GBYPR/YPRGB", Some(((2, 1), (2, 2))));
+        assert_eq!(outcome.steps[0].score, 210);
+        assert_eq!(outcome.board.to_string(), "...../...../...../R...P/Y...B");
+    }
+
+    #[test]
+    fn wrapped_and_wrapped_clear_the_five_by_five_square_on_b() {
+        let outcome = run("RGBYP/BYPRG/PR+G+BY/GBYPR/YPRGB", Some(((2, 2), (2, 1))));
+        assert_eq!(outcome.steps[0].score, 200);
+        assert_eq!(outcome.board.to_string(), "....P/....G/....Y/....R/....B");
+    }
+
+    #[test]
+    fn a_striped_column_fires_through_a_hole() {
+        let outcome = run("GYB/B#G/RR|R/GBY", None);
+        let step = &outcome.steps[0];
+        assert_eq!(step.fired, vec![special(2, 1, StripedV, 1)]);
+        assert_eq!(step.effect_cleared, vec![p(0, 1), p(3, 1)]);
+        assert_eq!(step.score, 50);
+        assert_eq!(outcome.board.to_string(), ".../G#B/B.G/G.Y");
+    }
+
+    #[test]
+    fn settling_a_board_with_holes() {
+        // R falls through the hole under it; nothing else moves.
+        let outcome = run("R./#./.G", None);
+        assert_eq!(outcome.steps.len(), 1);
+        assert!(outcome.steps[0].groups.is_empty());
+        assert_eq!(
+            outcome.steps[0].falls,
+            vec![Fall {
+                from: p(0, 0),
+                to: p(2, 0)
+            }]
+        );
+        assert_eq!(outcome.board.to_string(), "../#./RG");
+        // Under RANDOM refill every non-hole cell ends filled, the holes stay empty.
+        let level = LevelBoard::parse("R.#/#../..G/G#.").unwrap();
+        let options = CascadeOptions {
+            refill: Refill::Random { colors: 5 },
+            ..NONE
+        };
+        let outcome =
+            resolve_level_board(level.clone(), options, &mut crate::engine::rng_from_seed(9))
+                .unwrap();
+        assert!(outcome.stable);
+        assert_eq!(outcome.board.holes(), level.holes());
+        assert!(crate::engine::level::is_level_stable(&outcome.board));
+    }
+
+    #[test]
+    fn preview_reports_the_combination_and_no_groups() {
+        let level = StableLevel::try_from(LevelBoard::parse("*RG/GBR/RGB").unwrap()).unwrap();
+        let (verdict, combination, groups) =
+            preview_level_swap(&level, Swap::new(p(0, 1), p(0, 0)));
+        assert_eq!(verdict, SwapVerdict::Ok);
+        assert_eq!(combination, Some(Combination::BombNormal));
+        assert!(groups.is_empty());
+    }
 }
