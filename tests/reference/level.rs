@@ -109,10 +109,11 @@ impl Level {
                     flush(&mut current);
                     continue;
                 }
-                if let Some(&last) = current.last() {
-                    if self.cells[last] != color {
-                        flush(&mut current);
-                    }
+                if current
+                    .last()
+                    .is_some_and(|&last| self.cells[last] != color)
+                {
+                    flush(&mut current);
                 }
                 current.push(i);
             }
@@ -292,7 +293,7 @@ impl Level {
                 cleared.insert(i);
                 match combo {
                     Combo::BombStriped => {
-                        let kind = if (i / self.w + i % self.w) % 2 == 0 {
+                        let kind = if (i / self.w + i % self.w).is_multiple_of(2) {
                             STRIPED_H
                         } else {
                             STRIPED_V
