@@ -27,6 +27,7 @@ fn endless_cascade() -> ResolveCascadeRequest {
             width: 64,
             height: 64,
             cells: vec![1; 64 * 64],
+            ..Default::default()
         }),
         colors: 2,
         seed: 9,
@@ -199,6 +200,7 @@ async fn large_responses_are_not_compressed() {
             colors: 3,
             seed: 1,
             min_moves: Some(1),
+            ..Default::default()
         }),
     )
     .await

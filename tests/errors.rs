@@ -137,6 +137,7 @@ fn raw(width: u32, height: u32, cells: Vec<u32>) -> Option<Board> {
         width,
         height,
         cells,
+        ..Default::default()
     })
 }
 
@@ -199,6 +200,7 @@ fn swap_generate(width: u32, height: u32, colors: u32, min_moves: Option<u32>) -
         colors,
         seed: 1,
         min_moves,
+        ..Default::default()
     })
 }
 

@@ -77,6 +77,7 @@ async fn golden_swap_generate_board_9x9_6_colours_seed_7() {
             colors: 6,
             seed: 7,
             min_moves: Some(3),
+            ..Default::default()
         }
     );
     assert_eq!(board_text(&response.board), GENERATED_9X9);

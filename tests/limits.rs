@@ -28,6 +28,7 @@ fn big_board() -> Board {
         width,
         height,
         cells,
+        ..Default::default()
     }
 }
 
@@ -57,6 +58,7 @@ async fn requests_under_max_message_bytes_are_served() {
             colors: 5,
             seed: 3,
             min_moves: Some(1),
+            ..Default::default()
         }),
     )
     .await
@@ -89,6 +91,7 @@ async fn response_over_max_message_bytes_is_resource_exhausted_before_encoding()
             colors: 5,
             seed: 3,
             min_moves: Some(1),
+            ..Default::default()
         }),
     )
     .await

@@ -29,6 +29,7 @@ fn all_ones(colors: u32, max_steps: u32) -> ResolveCascadeRequest {
             width: 64,
             height: 64,
             cells: vec![1; 64 * 64],
+            ..Default::default()
         }),
         colors,
         seed: 9,

@@ -623,6 +623,7 @@ fn wire_board() -> impl Strategy<Value = Option<proto::Board>> {
                 width: w,
                 height: h,
                 cells: g.cells,
+                ..Default::default()
             })
         })
     });

@@ -92,6 +92,7 @@ fn verdict_of(verdict: SwapVerdict) -> Verdict {
     match verdict {
         SwapVerdict::Ok => Verdict::Ok,
         SwapVerdict::OutOfBounds => Verdict::OutOfBounds,
+        SwapVerdict::Hole => unreachable!("plain boards have no holes"),
         SwapVerdict::NotAdjacent => Verdict::NotAdjacent,
         SwapVerdict::EmptyCell => Verdict::EmptyCell,
         SwapVerdict::NoMatch => Verdict::NoMatch,

@@ -476,6 +476,7 @@ fn check_generated(w: u32, h: u32, colors: u32, min_moves: u32, seed: u64) -> Te
         colors,
         seed,
         min_moves: Some(min_moves),
+        ..Default::default()
     });
     let (wu, hu) = (w as usize, h as usize);
     let pairs = wu * (hu - 1) + hu * (wu - 1);
@@ -963,6 +964,7 @@ fn wire_board() -> impl Strategy<Value = Option<proto::Board>> {
                 width: w,
                 height: h,
                 cells,
+                ..Default::default()
             })
         })
     });
@@ -1195,7 +1197,7 @@ proptest! {
         seed in any::<u64>(),
         min_moves in prop_oneof![1 => Just(None), 3 => (0u32..=8).prop_map(Some), 1 => any::<u32>().prop_map(Some)],
     ) {
-        let result = rpc::generate_board(proto::SwapGenerateBoardRequest { width, height, colors, seed, min_moves });
+        let result = rpc::generate_board(proto::SwapGenerateBoardRequest { width, height, colors, seed, min_moves, ..Default::default() });
         match result {
             Ok(response) => {
                 prop_assert!((1..=64).contains(&width) && (1..=64).contains(&height) && (2..=16).contains(&colors));

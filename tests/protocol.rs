@@ -212,6 +212,7 @@ async fn compressed_requests_and_responses_are_accepted() {
                 colors: 6,
                 seed: 11,
                 min_moves: Some(1),
+                ..Default::default()
             }),
         )
         .await

@@ -122,6 +122,7 @@ async fn generate(
             colors,
             seed,
             min_moves,
+            ..Default::default()
         })
         .await
         .unwrap_or_else(|e| panic!("GenerateBoard {width}x{height}/{colors}/{seed}: {e}"))
@@ -592,6 +593,7 @@ fn lcg_board(width: u32, height: u32, colors: u32, holes: u32, seed: u64) -> Boa
         width,
         height,
         cells,
+        ..Default::default()
     }
 }
 

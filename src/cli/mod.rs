@@ -192,11 +192,38 @@ fn read(flag: &str, path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("{flag} {}: cannot read: {e}", path.display()))
 }
 
+/// A board from its text form: plain (`RRG/GGR`), or a level board when the text uses any of
+/// the level marks (`#` hole, `*` colour bomb, a colour followed by `-`, `|` or `+` for
+/// striped along the row, striped along the column, wrapped), e.g. `R-G#/*BR+`.
 fn parse_board(text: &str) -> Result<proto::Board, String> {
+    if text.contains(['#', '*', '-', '|', '+']) {
+        return engine::level::LevelBoard::parse(text)
+            .map(|b| (&b).into())
+            .map_err(|e| e.to_string());
+    }
     engine::Board::parse(text)
         .map(|b| (&b).into())
         .map_err(|e| e.to_string())
 }
+
+/// A hole mask from a board-shaped text: rows joined by `/`, `#` a hole, any other character
+/// an open cell (e.g. `#..#/..../#..#`); flags row-major.
+fn parse_holes(text: &str) -> Result<HoleMask, String> {
+    let rows: Vec<&str> = text.trim().split('/').collect();
+    let width = rows[0].chars().count();
+    if rows.iter().any(|r| r.chars().count() != width) {
+        return Err("hole mask rows must all have the same length".to_owned());
+    }
+    Ok(HoleMask(
+        rows.iter()
+            .flat_map(|r| r.chars().map(|c| c == '#'))
+            .collect(),
+    ))
+}
+
+/// A hole mask given on the command line, row-major.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HoleMask(pub Vec<bool>);
 
 fn parse_position(text: &str) -> Result<proto::Position, String> {
     let (row, col) = text

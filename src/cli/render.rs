@@ -5,7 +5,10 @@ use std::fmt::Write as _;
 
 use anstyle::{AnsiColor, Color, Style};
 
-use crate::engine::{self, board::color_char};
+use crate::engine::{
+    self,
+    level::{PieceKind, cell_text},
+};
 use crate::proto;
 
 /// Prints `response` as pretty JSON, or as the text `render` makes of it (coloured grids on a
@@ -37,21 +40,55 @@ pub(super) fn board_summary(board: Option<&proto::Board>, label: &str, count: u3
 }
 
 /// A board as a letter grid, coloured when stdout is a terminal (anstream strips the colours
-/// otherwise).
+/// otherwise). On a level board every cell takes two columns: `#` a hole (dimmed), `*` a colour
+/// bomb, and a special's letter followed by `-`, `|` or `+` (reversed video).
 pub fn render_board(board: &proto::Board) -> String {
     let mut out = String::new();
     let width = board.width.max(1) as usize;
-    for row in board.cells.chunks(width) {
-        for &cell in row {
-            let ch = u8::try_from(cell).map_or('?', color_char);
-            let _ = write!(
-                out,
-                "{}{ch}{} ",
-                cell_style(cell).render(),
-                cell_style(cell).render_reset()
-            );
+    let level = !board.holes.is_empty() || !board.kinds.is_empty();
+    for (i, &cell) in board.cells.iter().enumerate() {
+        let hole = board.holes.get(i).copied().unwrap_or(false);
+        let kind = board
+            .kinds
+            .get(i)
+            .and_then(|&k| crate::transport::convert::kind_from_proto(k))
+            .unwrap_or_default();
+        let (text, style) = if hole {
+            ("#".to_owned(), Style::new().dimmed())
+        } else if kind == PieceKind::ColorBomb {
+            ("*".to_owned(), Style::new().bold().invert())
+        } else {
+            let color = u8::try_from(cell).unwrap_or(u8::MAX);
+            let text = if color > engine::MAX_COLOR {
+                "?".to_owned()
+            } else {
+                cell_text(color, false, kind)
+            };
+            let style = cell_style(cell);
+            (
+                text,
+                if kind.is_special() {
+                    style.invert()
+                } else {
+                    style
+                },
+            )
+        };
+        let pad = if level {
+            2 - text.chars().count().min(2)
+        } else {
+            0
+        };
+        let _ = write!(
+            out,
+            "{}{text}{} {}",
+            style.render(),
+            style.render_reset(),
+            " ".repeat(pad)
+        );
+        if (i + 1) % width == 0 {
+            out.push('\n');
         }
-        out.push('\n');
     }
     out
 }
@@ -93,8 +130,13 @@ pub(super) fn swap_text(swap: &proto::Swap) -> String {
     )
 }
 
-/// A board's text form (`RRG/GGR`), or the reason it is not a board.
+/// A board's text form (`RRG/GGR`, or for a level board `R-G#/*BR+`), or the reason it is not
+/// a board.
 pub(super) fn board_text(board: &proto::Board) -> String {
-    engine::Board::from_raw(board.width, board.height, &board.cells)
-        .map_or_else(|e| format!("<{e}>"), |b| b.to_string())
+    use crate::transport::convert::{SwapBoard, swap_board_from_proto};
+    match swap_board_from_proto(Some(board.clone())) {
+        Ok(SwapBoard::Plain(b)) => b.to_string(),
+        Ok(SwapBoard::Level(level)) => level.to_string(),
+        Err(e) => format!("<{e}>"),
+    }
 }

@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use clap::{Subcommand, ValueEnum};
 
-use super::render::{board_summary, board_text, emit, render_board, swap_text};
-use super::{ClientArgs, connect, parse_board, parse_swap, reply};
+use super::render::{board_summary, board_text, emit, position_text, render_board, swap_text};
+use super::{ClientArgs, connect, parse_board, parse_holes, parse_swap, reply};
 use crate::proto::{self, swap_puzzle_client::SwapPuzzleClient};
 
 /// Refill mode flag.
@@ -37,6 +37,10 @@ pub enum SwapCommand {
         /// Minimum valid swaps.
         #[arg(long, default_value_t = 1)]
         min_moves: u32,
+        /// Hole mask (a level board): rows joined by `/`, `#` a hole, `.` an open cell, e.g.
+        /// `#......#/......../...##...`; must be --width by --height.
+        #[arg(long, value_parser = parse_holes)]
+        holes: Option<super::HoleMask>,
     },
     /// Judge a swap on a stable board.
     Validate {
@@ -105,6 +109,7 @@ pub(super) async fn run_swap(server: &str, args: ClientArgs<SwapCommand>) -> Res
             colors,
             seed,
             min_moves,
+            holes,
         } => {
             let request = proto::SwapGenerateBoardRequest {
                 width,
@@ -112,6 +117,7 @@ pub(super) async fn run_swap(server: &str, args: ClientArgs<SwapCommand>) -> Res
                 colors,
                 seed,
                 min_moves: Some(min_moves),
+                holes: holes.unwrap_or_default().0,
             };
             emit(json, &reply(client.generate_board(request).await)?, |r| {
                 board_summary(r.board.as_ref(), "valid swaps", r.valid_swap_count)
@@ -124,6 +130,9 @@ pub(super) async fn run_swap(server: &str, args: ClientArgs<SwapCommand>) -> Res
             };
             emit(json, &reply(client.validate_swap(request).await)?, |r| {
                 let mut text = format!("verdict: {}\n", r.verdict().as_str_name());
+                if r.combination() != proto::Combination::Unspecified {
+                    let _ = writeln!(text, "combination: {}", r.combination().as_str_name());
+                }
                 for group in &r.groups {
                     let _ = writeln!(
                         text,
@@ -145,6 +154,7 @@ pub(super) async fn run_swap(server: &str, args: ClientArgs<SwapCommand>) -> Res
             max_steps,
             step_boards,
         } => {
+            let level = !board.holes.is_empty() || !board.kinds.is_empty();
             let refill = match refill {
                 RefillArg::Random => proto::RefillMode::Random,
                 RefillArg::None => proto::RefillMode::None,
@@ -157,13 +167,16 @@ pub(super) async fn run_swap(server: &str, args: ClientArgs<SwapCommand>) -> Res
                 refill: refill.into(),
                 auto_shuffle: Some(!no_auto_shuffle),
                 max_steps,
-                include_step_boards: step_boards,
+                // Level boards: the per-step boards carry the kinds, which the events alone
+                // would not give this client, so they are always asked for.
+                include_step_boards: step_boards || level,
             };
             emit(json, &reply(client.resolve_cascade(request).await)?, |r| {
                 let drawn = boards_from_events(&board, swap.as_ref(), &r.steps);
                 let mut text = format!("start\n{}", render_board(&board));
                 for (step, drawn) in r.steps.iter().zip(&drawn) {
-                    let cleared: usize = step.groups.iter().map(|g| g.cells.len()).sum();
+                    let cleared: usize = step.groups.iter().map(|g| g.cells.len()).sum::<usize>()
+                        + step.effect_cleared.len();
                     let _ = write!(
                         text,
                         "\nstep {}: {} group(s), {cleared} cleared, {} fell, {} spawned, score {}\n{}",
@@ -174,6 +187,23 @@ pub(super) async fn run_swap(server: &str, args: ClientArgs<SwapCommand>) -> Res
                         step.score,
                         render_board(step.board.as_ref().unwrap_or(drawn))
                     );
+                    for special in &step.fired {
+                        let _ = writeln!(
+                            text,
+                            "  fired {} at {}",
+                            kind_name(special.kind),
+                            position_text(special.position.as_ref())
+                        );
+                    }
+                    for special in &step.created {
+                        let _ = writeln!(
+                            text,
+                            "  created {} at {} (colour {})",
+                            kind_name(special.kind),
+                            position_text(special.position.as_ref()),
+                            special.color
+                        );
+                    }
                 }
                 if let Some(before) = &r.board_before_shuffle {
                     let _ = write!(
@@ -199,7 +229,15 @@ pub(super) async fn run_swap(server: &str, args: ClientArgs<SwapCommand>) -> Res
         SwapCommand::Dead { board } => {
             let request = proto::SwapCheckDeadStateRequest { board: Some(board) };
             emit(json, &reply(client.check_dead_state(request).await)?, |r| {
-                let swaps: Vec<String> = r.valid_swaps.iter().map(swap_text).collect();
+                let swaps: Vec<String> = r
+                    .valid_swaps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| match r.combinations.get(i).copied() {
+                        Some(c) if c != 0 => format!("{}({})", swap_text(s), combination_name(c)),
+                        _ => swap_text(s),
+                    })
+                    .collect();
                 format!(
                     "dead: {}\nvalid swaps ({}): {}\n",
                     r.dead,
@@ -218,6 +256,20 @@ pub(super) async fn run_swap(server: &str, args: ClientArgs<SwapCommand>) -> Res
             })
         }
     }
+}
+
+/// A piece kind's short name (`STRIPED_H`, ...).
+fn kind_name(kind: i32) -> &'static str {
+    proto::PieceKind::try_from(kind)
+        .map_or("?", |k| k.as_str_name())
+        .trim_start_matches("PIECE_KIND_")
+}
+
+/// A combination's short name (`BOMB_NORMAL`, ...).
+fn combination_name(combination: i32) -> &'static str {
+    proto::Combination::try_from(combination)
+        .map_or("?", |c| c.as_str_name())
+        .trim_start_matches("COMBINATION_")
 }
 
 /// The board after each step of a cascade, rebuilt from the events as a client without
@@ -269,6 +321,7 @@ fn boards_from_events(
             width: start.width,
             height: start.height,
             cells: cells.clone(),
+            ..proto::Board::default()
         });
     }
     boards

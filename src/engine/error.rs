@@ -36,12 +36,73 @@ pub enum BoardError {
     Text(String),
 }
 
+/// Why raw hole-mask and piece-kind data do not make a level board with its
+/// [`Board`](super::Board) (docs/rules.md section 6). Indices are row-major.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LevelError {
+    /// The hole mask is neither empty nor `width * height` flags.
+    #[error("holes must be empty or hold width * height = {expected} flags, got {actual}")]
+    HoleCountMismatch {
+        /// `width * height`.
+        expected: usize,
+        /// The number of flags given.
+        actual: usize,
+    },
+    /// The kinds are neither empty nor `width * height` values.
+    #[error("kinds must be empty or hold width * height = {expected} values, got {actual}")]
+    KindCountMismatch {
+        /// `width * height`.
+        expected: usize,
+        /// The number of kinds given.
+        actual: usize,
+    },
+    /// A kind value this server does not know.
+    #[error("kind {index}: unknown PieceKind value {value}")]
+    UnknownKind {
+        /// Row-major index of the cell.
+        index: usize,
+        /// The value found.
+        value: i32,
+    },
+    /// A hole whose cell value is not 0.
+    #[error("cell {index} is a hole and must be 0, got colour {color}")]
+    TileOnHole {
+        /// Row-major index of the cell.
+        index: usize,
+        /// The colour found.
+        color: u8,
+    },
+    /// A hole with a kind other than NORMAL.
+    #[error("cell {index} is a hole and cannot hold a special piece")]
+    KindOnHole {
+        /// Row-major index of the cell.
+        index: usize,
+    },
+    /// A striped or wrapped kind on an empty cell (value 0).
+    #[error("cell {index} is empty (0) and cannot have a striped or wrapped kind")]
+    KindOnEmpty {
+        /// Row-major index of the cell.
+        index: usize,
+    },
+    /// A colour bomb whose cell value is not 0.
+    #[error("cell {index} is a colour bomb, which has no colour: its value must be 0, got {color}")]
+    ColorOnBomb {
+        /// Row-major index of the cell.
+        index: usize,
+        /// The colour found.
+        color: u8,
+    },
+}
+
 /// Why the engine refused a request. Nothing is ever half-applied: an error means no result.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EngineError {
     /// The board is malformed (size, cell count, cell value).
     #[error("board: {0}")]
     Board(#[from] BoardError),
+    /// The board's hole mask or piece kinds are malformed or contradict its cells.
+    #[error("board: {0}")]
+    Level(#[from] LevelError),
     /// A request parameter is out of its documented range, or no board exists for a generation
     /// request. `field` is the request field's name, e.g. `colors` or `min_moves`.
     #[error("{field}: {reason}")]
@@ -145,6 +206,8 @@ impl fmt::Display for Unsettled {
 /// [`EngineError::PositionOffBoard`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SwapRejection {
+    /// `a` or `b` is a hole (level boards).
+    Hole,
     /// Same cell, diagonal, or more than one step apart.
     NotAdjacent,
     /// `a` or `b` is empty.

@@ -13,6 +13,7 @@ pub mod collapse;
 pub mod error;
 pub mod generate;
 pub mod gravity;
+pub mod level;
 pub mod moves;
 pub mod params;
 pub mod position;
@@ -29,7 +30,7 @@ pub use cascade::{
     resolve_swap_into,
 };
 pub use collapse::{ColumnShift, LegalGroup, TapOutcome, is_game_over, legal_groups, tap};
-pub use error::{EngineError, SwapRejection, TapRejection, Unsettled};
+pub use error::{EngineError, LevelError, SwapRejection, TapRejection, Unsettled};
 pub use generate::{generate_collapse_board, generate_swap_board};
 pub use gravity::{Fall, Spawn};
 pub use moves::{

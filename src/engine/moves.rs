@@ -33,6 +33,9 @@ pub enum SwapVerdict {
     Ok,
     /// `a` or `b` lies off the board.
     OutOfBounds,
+    /// `a` or `b` is a hole (level boards; docs/rules.md section 6), checked right after
+    /// [`SwapVerdict::OutOfBounds`].
+    Hole,
     /// Same cell, diagonal, or more than one step apart.
     NotAdjacent,
     /// `a` or `b` is empty.
@@ -47,6 +50,7 @@ impl SwapVerdict {
     pub fn rejection(self) -> Option<SwapRejection> {
         match self {
             Self::Ok | Self::OutOfBounds => None,
+            Self::Hole => Some(SwapRejection::Hole),
             Self::NotAdjacent => Some(SwapRejection::NotAdjacent),
             Self::EmptyCell => Some(SwapRejection::EmptyCell),
             Self::NoMatch => Some(SwapRejection::NoMatch),
@@ -57,6 +61,7 @@ impl SwapVerdict {
 impl From<SwapRejection> for SwapVerdict {
     fn from(rejection: SwapRejection) -> Self {
         match rejection {
+            SwapRejection::Hole => Self::Hole,
             SwapRejection::NotAdjacent => Self::NotAdjacent,
             SwapRejection::EmptyCell => Self::EmptyCell,
             SwapRejection::NoMatch => Self::NoMatch,

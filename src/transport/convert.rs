@@ -4,17 +4,172 @@
 use crate::engine::{self, EngineError};
 use crate::proto;
 
-/// Parses the required `board` field.
+/// Parses the required `board` field of a plain board: one with no hole mask and no kinds (the
+/// collapse family, which takes neither).
 ///
 /// # Errors
-/// [`EngineError::InvalidParameter`] when absent; [`EngineError::Board`] when malformed.
+/// [`EngineError::InvalidParameter`] when absent, or naming `board.holes` / `board.kinds` when
+/// either is given; [`EngineError::Board`] when malformed.
 pub fn board_from_proto(board: Option<proto::Board>) -> Result<engine::Board, EngineError> {
     let board = board.ok_or_else(|| required("board"))?;
+    refuse_level_fields(&board)?;
     Ok(engine::Board::from_raw(
         board.width,
         board.height,
         &board.cells,
     )?)
+}
+
+/// Refuses the level fields where a family does not take them (docs/rules.md section 6).
+fn refuse_level_fields(board: &proto::Board) -> Result<(), EngineError> {
+    let refuse = |field| EngineError::InvalidParameter {
+        field,
+        reason: "holes and piece kinds are swap-family features; the collapse family does not \
+                 take them in this version"
+            .to_owned(),
+    };
+    if !board.holes.is_empty() {
+        return Err(refuse("board.holes"));
+    }
+    if !board.kinds.is_empty() {
+        return Err(refuse("board.kinds"));
+    }
+    Ok(())
+}
+
+/// A swap-family board as parsed: plain (no hole mask, no kinds: the rules of sections 1-2 on
+/// the fast path) or a level board (section 6).
+#[derive(Clone, Debug)]
+pub enum SwapBoard {
+    /// Neither `holes` nor `kinds` was given.
+    Plain(engine::Board),
+    /// `holes` or `kinds` (or both) was given.
+    Level(engine::level::LevelBoard),
+}
+
+/// Parses the required `board` field of a swap-family request.
+///
+/// # Errors
+/// [`EngineError::InvalidParameter`] when absent; [`EngineError::Board`] or
+/// [`EngineError::Level`] when malformed.
+pub fn swap_board_from_proto(board: Option<proto::Board>) -> Result<SwapBoard, EngineError> {
+    let board = board.ok_or_else(|| required("board"))?;
+    let plain = engine::Board::from_raw(board.width, board.height, &board.cells)?;
+    if board.holes.is_empty() && board.kinds.is_empty() {
+        return Ok(SwapBoard::Plain(plain));
+    }
+    let kinds = board
+        .kinds
+        .iter()
+        .enumerate()
+        .map(|(index, &value)| {
+            kind_from_proto(value).ok_or(engine::LevelError::UnknownKind { index, value })
+        })
+        .collect::<Result<Vec<_>, _>>();
+    // Counts are judged before values: a list of the wrong length is named as a whole.
+    let size = plain.cells().len();
+    if !board.holes.is_empty() && board.holes.len() != size {
+        return Err(engine::LevelError::HoleCountMismatch {
+            expected: size,
+            actual: board.holes.len(),
+        }
+        .into());
+    }
+    if !board.kinds.is_empty() && board.kinds.len() != size {
+        return Err(engine::LevelError::KindCountMismatch {
+            expected: size,
+            actual: board.kinds.len(),
+        }
+        .into());
+    }
+    let level = engine::level::LevelBoard::new(plain, board.holes, kinds?)?;
+    Ok(SwapBoard::Level(level))
+}
+
+/// A wire `PieceKind` as an engine kind (`UNSPECIFIED` and `NORMAL` are both NORMAL).
+pub fn kind_from_proto(value: i32) -> Option<engine::level::PieceKind> {
+    use engine::level::PieceKind as Kind;
+    match proto::PieceKind::try_from(value).ok()? {
+        proto::PieceKind::Unspecified | proto::PieceKind::Normal => Some(Kind::Normal),
+        proto::PieceKind::StripedH => Some(Kind::StripedH),
+        proto::PieceKind::StripedV => Some(Kind::StripedV),
+        proto::PieceKind::Wrapped => Some(Kind::Wrapped),
+        proto::PieceKind::ColorBomb => Some(Kind::ColorBomb),
+    }
+}
+
+impl From<engine::level::PieceKind> for proto::PieceKind {
+    fn from(kind: engine::level::PieceKind) -> Self {
+        use engine::level::PieceKind as Kind;
+        match kind {
+            Kind::Normal => Self::Unspecified,
+            Kind::StripedH => Self::StripedH,
+            Kind::StripedV => Self::StripedV,
+            Kind::Wrapped => Self::Wrapped,
+            Kind::ColorBomb => Self::ColorBomb,
+        }
+    }
+}
+
+impl From<&engine::level::LevelBoard> for proto::Board {
+    /// A level board on the wire: cells, and both `holes` and `kinds` in full.
+    fn from(level: &engine::level::LevelBoard) -> Self {
+        Self {
+            width: level.width() as u32,
+            height: level.height() as u32,
+            cells: level.board().cells_u32(),
+            holes: level.holes().to_vec(),
+            kinds: level
+                .kinds()
+                .iter()
+                .map(|&k| proto::PieceKind::from(k) as i32)
+                .collect(),
+        }
+    }
+}
+
+impl From<engine::level::Special> for proto::Special {
+    fn from(special: engine::level::Special) -> Self {
+        Self {
+            position: Some(special.position.into()),
+            kind: proto::PieceKind::from(special.kind) as i32,
+            color: u32::from(special.color),
+        }
+    }
+}
+
+impl From<Option<engine::level::Combination>> for proto::Combination {
+    fn from(combination: Option<engine::level::Combination>) -> Self {
+        use engine::level::Combination as C;
+        match combination {
+            None => Self::Unspecified,
+            Some(C::BombNormal) => Self::BombNormal,
+            Some(C::BombStriped) => Self::BombStriped,
+            Some(C::BombWrapped) => Self::BombWrapped,
+            Some(C::BombBomb) => Self::BombBomb,
+            Some(C::StripedStriped) => Self::StripedStriped,
+            Some(C::StripedWrapped) => Self::StripedWrapped,
+            Some(C::WrappedWrapped) => Self::WrappedWrapped,
+        }
+    }
+}
+
+/// A level cascade step on the wire; its board only when `include_board`.
+pub fn level_step_to_proto(
+    step: engine::level::LevelStep,
+    include_board: bool,
+) -> proto::CascadeStep {
+    proto::CascadeStep {
+        index: step.index,
+        groups: step.groups.into_iter().map(Into::into).collect(),
+        falls: step.falls.into_iter().map(Into::into).collect(),
+        spawns: step.spawns.into_iter().map(Into::into).collect(),
+        score: step.score,
+        board: include_board.then(|| (&step.board).into()),
+        fired: step.fired.into_iter().map(Into::into).collect(),
+        created: step.created.into_iter().map(Into::into).collect(),
+        effect_cleared: step.effect_cleared.into_iter().map(Into::into).collect(),
+    }
 }
 
 /// The error for a missing required message field.
@@ -58,6 +213,8 @@ impl From<&engine::Board> for proto::Board {
             width: board.width() as u32,
             height: board.height() as u32,
             cells: board.cells_u32(),
+            holes: Vec::new(),
+            kinds: Vec::new(),
         }
     }
 }
@@ -116,6 +273,9 @@ pub fn cascade_step_to_proto(step: engine::CascadeStep, include_board: bool) -> 
         spawns: step.spawns.into_iter().map(Into::into).collect(),
         score: step.score,
         board: include_board.then(|| (&step.board).into()),
+        fired: Vec::new(),
+        created: Vec::new(),
+        effect_cleared: Vec::new(),
     }
 }
 
@@ -124,6 +284,7 @@ impl From<engine::SwapVerdict> for proto::SwapVerdict {
         match verdict {
             engine::SwapVerdict::Ok => Self::Ok,
             engine::SwapVerdict::OutOfBounds => Self::OutOfBounds,
+            engine::SwapVerdict::Hole => Self::Hole,
             engine::SwapVerdict::NotAdjacent => Self::NotAdjacent,
             engine::SwapVerdict::EmptyCell => Self::EmptyCell,
             engine::SwapVerdict::NoMatch => Self::NoMatch,

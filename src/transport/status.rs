@@ -10,7 +10,9 @@ use std::collections::HashMap;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
-use crate::engine::{BoardError, EngineError, Position, SwapVerdict, TapRejection, Unsettled};
+use crate::engine::{
+    BoardError, EngineError, LevelError, Position, SwapVerdict, TapRejection, Unsettled,
+};
 
 /// `google.rpc.ErrorInfo.domain` of every matchgrid error.
 pub const ERROR_DOMAIN: &str = "matchgrid.v1";
@@ -23,6 +25,7 @@ pub fn swap_verdict_name(verdict: SwapVerdict) -> &'static str {
     match verdict {
         SwapVerdict::Ok => "SWAP_VERDICT_OK",
         SwapVerdict::OutOfBounds => "SWAP_VERDICT_OUT_OF_BOUNDS",
+        SwapVerdict::Hole => "SWAP_VERDICT_HOLE",
         SwapVerdict::NotAdjacent => "SWAP_VERDICT_NOT_ADJACENT",
         SwapVerdict::EmptyCell => "SWAP_VERDICT_EMPTY_CELL",
         SwapVerdict::NoMatch => "SWAP_VERDICT_NO_MATCH",
@@ -216,6 +219,20 @@ impl From<EngineError> for Status {
                     BoardError::ColorOutOfRange { index, .. } => format!("board.cells[{index}]"),
                 };
                 invalid_argument("INVALID_BOARD", field, board_error.to_string())
+            }
+            EngineError::Level(level_error) => {
+                let field = match level_error {
+                    LevelError::HoleCountMismatch { .. } => "board.holes".to_owned(),
+                    LevelError::KindCountMismatch { .. } => "board.kinds".to_owned(),
+                    LevelError::UnknownKind { index, .. }
+                    | LevelError::KindOnHole { index }
+                    | LevelError::KindOnEmpty { index } => format!("board.kinds[{index}]"),
+                    LevelError::TileOnHole { index, .. }
+                    | LevelError::ColorOnBomb { index, .. } => {
+                        format!("board.cells[{index}]")
+                    }
+                };
+                invalid_argument("INVALID_BOARD", field, level_error.to_string())
             }
             EngineError::InvalidParameter { field, reason } => {
                 invalid_argument("INVALID_ARGUMENT", field.to_owned(), reason)

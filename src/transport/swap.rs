@@ -10,7 +10,11 @@ use super::{
     run_engine,
 };
 
-use super::convert::{board_from_proto, cascade_step_to_proto, swap_from_proto, unknown_enum};
+use super::convert::{
+    SwapBoard, cascade_step_to_proto, level_step_to_proto, swap_board_from_proto, swap_from_proto,
+    unknown_enum,
+};
+use crate::engine::level::{self, LevelBoard, StableLevel};
 use crate::engine::{self, CascadeOptions, EngineError, Refill, StableBoard};
 use crate::proto::{self, swap_puzzle_server::SwapPuzzle};
 
@@ -26,8 +30,17 @@ pub struct SwapService {
     pub limits: ServiceLimits,
 }
 
-fn stable_board(board: Option<proto::Board>) -> Result<StableBoard, EngineError> {
-    StableBoard::try_from(board_from_proto(board)?)
+/// A stable swap-family board: plain (sections 1-2) or a level board (section 6).
+enum Stable {
+    Plain(StableBoard),
+    Level(StableLevel),
+}
+
+fn stable_board(board: Option<proto::Board>) -> Result<Stable, EngineError> {
+    Ok(match swap_board_from_proto(board)? {
+        SwapBoard::Plain(board) => Stable::Plain(StableBoard::try_from(board)?),
+        SwapBoard::Level(level) => Stable::Level(StableLevel::try_from(level)?),
+    })
 }
 
 /// Parses a ResolveCascadeRequest's options.
@@ -71,8 +84,15 @@ pub fn generate_board(
 ) -> Result<proto::SwapGenerateBoardResponse, EngineError> {
     let mut rng = engine::rng_from_seed(request.seed);
     let size = engine::GenerationSize::for_swap(request.width, request.height, request.colors)?;
-    let (board, count) =
-        engine::generate_swap_board(size, request.min_moves.unwrap_or(1), &mut rng)?;
+    let min_moves = request.min_moves.unwrap_or(1);
+    if !request.holes.is_empty() {
+        let (level, count) = level::generate_level_board(size, min_moves, request.holes, &mut rng)?;
+        return Ok(proto::SwapGenerateBoardResponse {
+            board: Some(level.level().into()),
+            valid_swap_count: count as u32,
+        });
+    }
+    let (board, count) = engine::generate_swap_board(size, min_moves, &mut rng)?;
     Ok(proto::SwapGenerateBoardResponse {
         board: Some(board.board().into()),
         valid_swap_count: count as u32,
@@ -84,11 +104,17 @@ pub fn validate_swap(
     request: proto::ValidateSwapRequest,
 ) -> Result<proto::ValidateSwapResponse, EngineError> {
     let swap = swap_from_proto(request.swap)?;
-    let board = stable_board(request.board)?;
-    let (verdict, groups) = engine::preview_swap(&board, swap);
+    let (verdict, combination, groups) = match stable_board(request.board)? {
+        Stable::Plain(board) => {
+            let (verdict, groups) = engine::preview_swap(&board, swap);
+            (verdict, None, groups)
+        }
+        Stable::Level(level) => level::preview_level_swap(&level, swap),
+    };
     Ok(proto::ValidateSwapResponse {
         verdict: proto::SwapVerdict::from(verdict).into(),
         groups: groups.into_iter().map(Into::into).collect(),
+        combination: proto::Combination::from(combination).into(),
     })
 }
 
@@ -146,22 +172,34 @@ fn resolve_cascade_within(
     let summary = match request.swap {
         Some(swap) => {
             let swap = swap_from_proto(Some(swap))?;
-            let board = board_from_proto(request.board)?;
-            engine::check_swap_positions(&board, swap)?;
-            engine::resolve_swap_into(
-                StableBoard::try_from(board)?,
-                swap,
-                options,
-                &mut rng,
-                &mut reply_steps,
-            )?
+            match swap_board_from_proto(request.board)? {
+                SwapBoard::Plain(board) => {
+                    engine::check_swap_positions(&board, swap)?;
+                    engine::resolve_swap_into(
+                        StableBoard::try_from(board)?,
+                        swap,
+                        options,
+                        &mut rng,
+                        &mut reply_steps,
+                    )?
+                }
+                SwapBoard::Level(level) => {
+                    engine::check_swap_positions(level.board(), swap)?;
+                    let level = StableLevel::try_from(level)?;
+                    let outcome = level::resolve_level_swap(level, swap, options, &mut rng)?;
+                    return level_response(outcome, request.include_step_boards, limit);
+                }
+            }
         }
-        None => engine::resolve_board_into(
-            board_from_proto(request.board)?,
-            options,
-            &mut rng,
-            &mut reply_steps,
-        )?,
+        None => match swap_board_from_proto(request.board)? {
+            SwapBoard::Plain(board) => {
+                engine::resolve_board_into(board, options, &mut rng, &mut reply_steps)?
+            }
+            SwapBoard::Level(level) => {
+                let outcome = level::resolve_level_board(level, options, &mut rng)?;
+                return level_response(outcome, request.include_step_boards, limit);
+            }
+        },
     };
     Ok(proto::ResolveCascadeResponse {
         steps: reply_steps.steps,
@@ -172,6 +210,42 @@ fn resolve_cascade_within(
         dead: summary.dead,
         valid_swap_count: summary.valid_swap_count as u32,
         stable: summary.stable,
+    })
+}
+
+/// A level cascade's outcome on the wire, or [`EngineError::CascadeStopped`] at the first step
+/// whose encoded steps pass `limit` bytes (the level engine records its steps before they are
+/// measured, so its memory is bounded by `max_steps`, not by the reply limit).
+fn level_response(
+    outcome: level::LevelOutcome,
+    include_step_boards: bool,
+    limit: usize,
+) -> Result<proto::ResolveCascadeResponse, EngineError> {
+    let mut bytes = 0usize;
+    let mut steps = Vec::with_capacity(outcome.steps.len());
+    for step in outcome.steps {
+        let step = level_step_to_proto(step, include_step_boards);
+        let length = step.encoded_len();
+        bytes = bytes.saturating_add(1 + prost::length_delimiter_len(length) + length);
+        steps.push(step);
+        if bytes > limit {
+            return Err(EngineError::CascadeStopped {
+                steps: steps.len() as u32,
+            });
+        }
+    }
+    Ok(proto::ResolveCascadeResponse {
+        steps,
+        board: Some((&outcome.board).into()),
+        total_score: outcome.total_score,
+        shuffled: outcome.board_before_shuffle.is_some(),
+        board_before_shuffle: outcome
+            .board_before_shuffle
+            .as_ref()
+            .map(|b: &LevelBoard| b.into()),
+        dead: outcome.dead,
+        valid_swap_count: outcome.valid_swap_count as u32,
+        stable: outcome.stable,
     })
 }
 
@@ -203,21 +277,45 @@ pub fn resolve_cascade_bounded(
 pub fn check_dead_state(
     request: proto::SwapCheckDeadStateRequest,
 ) -> Result<proto::SwapCheckDeadStateResponse, EngineError> {
-    let board = stable_board(request.board)?;
-    let valid_swaps: Vec<proto::Swap> = engine::valid_swaps(&board)
-        .into_iter()
-        .map(Into::into)
-        .collect();
+    let (valid_swaps, combinations): (Vec<proto::Swap>, Vec<i32>) =
+        match stable_board(request.board)? {
+            Stable::Plain(board) => (
+                engine::valid_swaps(&board)
+                    .into_iter()
+                    .map(Into::into)
+                    .collect(),
+                Vec::new(),
+            ),
+            Stable::Level(level) => level::level_valid_swaps(&level)
+                .into_iter()
+                .map(|(swap, combination)| {
+                    (
+                        proto::Swap::from(swap),
+                        proto::Combination::from(combination) as i32,
+                    )
+                })
+                .unzip(),
+        };
     Ok(proto::SwapCheckDeadStateResponse {
         dead: valid_swaps.is_empty(),
         valid_swaps,
+        combinations,
     })
 }
 
 /// Shuffle, engine side.
 pub fn shuffle(request: proto::ShuffleRequest) -> Result<proto::ShuffleResponse, EngineError> {
-    let board = board_from_proto(request.board)?;
     let mut rng = engine::rng_from_seed(request.seed);
+    let board = match swap_board_from_proto(request.board)? {
+        SwapBoard::Plain(board) => board,
+        SwapBoard::Level(level) => {
+            let shuffled = level::shuffle_level(&level, &mut rng)?;
+            return Ok(proto::ShuffleResponse {
+                valid_swap_count: level::count_level_valid_swaps(&shuffled) as u32,
+                board: Some(shuffled.level().into()),
+            });
+        }
+    };
     let shuffled = engine::shuffle(&board, &mut rng)?;
     Ok(proto::ShuffleResponse {
         valid_swap_count: engine::count_valid_swaps(&shuffled) as u32,
@@ -293,6 +391,7 @@ mod tests {
                 width: 64,
                 height: 64,
                 cells: vec![1; 64 * 64],
+                ..Default::default()
             }),
             colors: 2,
             seed: 9,
@@ -310,7 +409,7 @@ mod tests {
         let request = endless_cascade(60);
         let mut all = Vec::new();
         let result = engine::resolve_board_into(
-            board_from_proto(request.board.clone()).unwrap(),
+            super::super::convert::board_from_proto(request.board.clone()).unwrap(),
             cascade_options(&request).unwrap(),
             &mut engine::rng_from_seed(request.seed),
             &mut all,
@@ -354,6 +453,7 @@ mod tests {
                 width: 3,
                 height: 3,
                 cells: vec![1, 1, 1, 2, 3, 2, 3, 2, 3],
+                ..Default::default()
             }),
             colors: 3,
             seed: 4,

@@ -58,6 +58,7 @@ pub fn standard_positions() -> Vec<Board> {
                 width: SIDE as u32,
                 height: SIDE as u32,
                 cells,
+                ..Default::default()
             }
         })
         .collect()

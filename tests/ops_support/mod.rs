@@ -200,6 +200,7 @@ pub fn slow_request() -> SwapGenerateBoardRequest {
         colors: 2,
         seed: 0,
         min_moves: Some(5000),
+        ..Default::default()
     }
 }
 

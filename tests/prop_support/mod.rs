@@ -98,6 +98,7 @@ pub fn wild_wire_board() -> impl Strategy<Value = Option<proto::Board>> {
                     width: w,
                     height: h,
                     cells,
+                    ..Default::default()
                 })
             })
         })

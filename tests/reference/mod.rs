@@ -1,6 +1,6 @@
 //! The naive reference rules every test binary checks the engine and the server against:
 //! [`Grid`] (a plain row-major board) and gravity here, [`swap`] and [`collapse`] for the two
-//! families (docs/rules.md sections 1-3).
+//! families (docs/rules.md sections 1-3), and [`level`] for holes and special pieces (section 6).
 //!
 //! Written from docs/rules.md alone and deliberately naive: lines scanned cell by cell, groups by
 //! flood fill, boards rebuilt column by column, no masks and no code shared with the engine. The
@@ -12,6 +12,7 @@
 #![allow(dead_code)] // each test binary uses a different part of the reference
 
 pub mod collapse;
+pub mod level;
 pub mod swap;
 
 use std::fmt;
@@ -119,6 +120,7 @@ impl Grid {
             width: self.w as u32,
             height: self.h as u32,
             cells: self.cells.clone(),
+            ..Default::default()
         }
     }
 

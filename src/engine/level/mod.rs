@@ -1,0 +1,469 @@
+//! Level boards (docs/rules.md section 6): a swap-family board with a hole mask and per-cell
+//! piece kinds (striped, wrapped, colour bomb).
+//!
+//! Plain boards never come here: they keep the bitboard path of sections 1-2. This module is a
+//! straightforward cell-by-cell implementation of the section 6 rules, written for clarity and
+//! exactness: a [`LevelBoard`] keeps the colours in an ordinary [`Board`] (0 for empty cells,
+//! holes and colour bombs, so runs found on the colours alone are exactly the level's runs: a
+//! hole or a bomb breaks every line), plus one hole flag and one [`PieceKind`] per cell.
+
+mod arrange;
+mod cascade;
+mod rules;
+
+use std::fmt;
+
+pub use arrange::{generate_level_board, shuffle_level};
+pub use cascade::{
+    LevelOutcome, LevelStep, preview_level_swap, resolve_level_board, resolve_level_swap,
+};
+pub use rules::{Combination, count_level_valid_swaps, judge_level_swap, level_valid_swaps};
+
+use super::board::{Board, COLOR_LETTERS, EMPTY, Position, color_char, color_from_char};
+use super::error::{BoardError, EngineError, LevelError};
+use super::runs::{has_run, matched_positions};
+
+/// The kind of a piece. Striped and wrapped pieces have a colour and match like plain tiles of
+/// it; a colour bomb has no colour (its cell value is 0) and never matches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PieceKind {
+    /// A plain tile (also the kind of an empty cell and of a hole).
+    #[default]
+    Normal,
+    /// Fires along its row: clears every tile of the row.
+    StripedH,
+    /// Fires along its column: clears every tile of the column.
+    StripedV,
+    /// Fires on the 3x3 square centred on it.
+    Wrapped,
+    /// Fires on every tile of the most common colour at the start of the step.
+    ColorBomb,
+}
+
+impl PieceKind {
+    /// Any kind but [`PieceKind::Normal`].
+    pub fn is_special(self) -> bool {
+        self != Self::Normal
+    }
+
+    /// [`PieceKind::StripedH`] or [`PieceKind::StripedV`].
+    pub fn is_striped(self) -> bool {
+        matches!(self, Self::StripedH | Self::StripedV)
+    }
+
+    /// The text-form suffix after a colour: `-` striped along the row, `|` along the column,
+    /// `+` wrapped; none for a plain tile. (A colour bomb is written `*`, with no colour.)
+    pub fn suffix(self) -> Option<char> {
+        match self {
+            Self::StripedH => Some('-'),
+            Self::StripedV => Some('|'),
+            Self::Wrapped => Some('+'),
+            Self::Normal | Self::ColorBomb => None,
+        }
+    }
+}
+
+/// A special piece at a cell: fired or created in a cascade step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Special {
+    /// Where it is.
+    pub position: Position,
+    /// Its kind (for a fired piece, the kind it fired as).
+    pub kind: PieceKind,
+    /// Its colour, or 0 for a colour bomb.
+    pub color: u8,
+}
+
+/// A swap-family board with a hole mask and piece kinds, consistent by construction: a hole
+/// holds no tile and has kind NORMAL; a colour bomb's colour is 0; striped and wrapped pieces
+/// have a colour.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct LevelBoard {
+    board: Board,
+    holes: Vec<bool>,
+    kinds: Vec<PieceKind>,
+}
+
+impl LevelBoard {
+    /// Combines a parsed board with its hole mask and kinds; an empty list means "no holes" or
+    /// "every kind NORMAL".
+    ///
+    /// # Errors
+    /// The [`LevelError`] of the first fault: counts first, then cells in row-major order.
+    pub fn new(board: Board, holes: Vec<bool>, kinds: Vec<PieceKind>) -> Result<Self, LevelError> {
+        let size = board.cells().len();
+        let holes = match holes.len() {
+            0 => vec![false; size],
+            n if n == size => holes,
+            actual => {
+                return Err(LevelError::HoleCountMismatch {
+                    expected: size,
+                    actual,
+                });
+            }
+        };
+        let kinds = match kinds.len() {
+            0 => vec![PieceKind::Normal; size],
+            n if n == size => kinds,
+            actual => {
+                return Err(LevelError::KindCountMismatch {
+                    expected: size,
+                    actual,
+                });
+            }
+        };
+        for index in 0..size {
+            let (color, kind) = (board.at(index), kinds[index]);
+            if holes[index] {
+                if color != EMPTY {
+                    return Err(LevelError::TileOnHole { index, color });
+                }
+                if kind.is_special() {
+                    return Err(LevelError::KindOnHole { index });
+                }
+            } else if kind == PieceKind::ColorBomb {
+                if color != EMPTY {
+                    return Err(LevelError::ColorOnBomb { index, color });
+                }
+            } else if kind.is_special() && color == EMPTY {
+                return Err(LevelError::KindOnEmpty { index });
+            }
+        }
+        Ok(Self {
+            board,
+            holes,
+            kinds,
+        })
+    }
+
+    /// Builds a level board from parts the engine produced itself (already consistent).
+    pub(crate) fn from_parts(board: Board, holes: Vec<bool>, kinds: Vec<PieceKind>) -> Self {
+        debug_assert!(Self::new(board.clone(), holes.clone(), kinds.clone()).is_ok());
+        Self {
+            board,
+            holes,
+            kinds,
+        }
+    }
+
+    /// Parses the text form: rows top to bottom joined by `/`. Each cell is `#` (a hole), `.`
+    /// or `0` (empty), `*` (a colour bomb), or a colour (a letter of [`COLOR_LETTERS`] or a
+    /// digit, as in [`Board::parse`]) optionally followed by `-` (striped along its row,
+    /// STRIPED_H), `|` (striped along its column, STRIPED_V) or `+` (wrapped). Example:
+    /// `"R-GB/#*R+"`.
+    ///
+    /// # Errors
+    /// [`BoardError::Text`] for ragged rows or unknown characters, and the size errors of
+    /// [`Board::from_raw`].
+    pub fn parse(text: &str) -> Result<Self, EngineError> {
+        let mut cells = Vec::new();
+        let mut holes = Vec::new();
+        let mut kinds = Vec::new();
+        let mut width = None;
+        let mut height = 0u32;
+        for (row_index, row) in text.trim().split('/').enumerate() {
+            let mut count = 0usize;
+            let mut chars = row.chars().peekable();
+            while let Some(ch) = chars.next() {
+                count += 1;
+                let (color, hole, mut kind) = match ch {
+                    '#' => (EMPTY, true, PieceKind::Normal),
+                    '*' => (EMPTY, false, PieceKind::ColorBomb),
+                    _ => {
+                        let color = color_from_char(ch).ok_or_else(|| {
+                            BoardError::Text(format!(
+                                "unknown cell character {ch:?} in row {row_index}"
+                            ))
+                        })?;
+                        (color, false, PieceKind::Normal)
+                    }
+                };
+                if color != EMPTY {
+                    kind = match chars.peek() {
+                        Some('-') => PieceKind::StripedH,
+                        Some('|') => PieceKind::StripedV,
+                        Some('+') => PieceKind::Wrapped,
+                        _ => PieceKind::Normal,
+                    };
+                    if kind.is_special() {
+                        chars.next();
+                    }
+                }
+                cells.push(u32::from(color));
+                holes.push(hole);
+                kinds.push(kind);
+            }
+            match width {
+                None => width = Some(count),
+                Some(w) if w != count => {
+                    return Err(BoardError::Text(format!(
+                        "row {row_index} has {count} cells, row 0 has {w}"
+                    ))
+                    .into());
+                }
+                Some(_) => {}
+            }
+            height += 1;
+        }
+        let width = u32::try_from(width.unwrap_or(0)).unwrap_or(u32::MAX);
+        let board = Board::from_raw(width, height, &cells)?;
+        Ok(Self::new(board, holes, kinds)?)
+    }
+
+    /// The colours: 0 for empty cells, holes and colour bombs.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// Hole flags, row-major, `width * height` of them.
+    pub fn holes(&self) -> &[bool] {
+        &self.holes
+    }
+
+    /// Piece kinds, row-major, `width * height` of them.
+    pub fn kinds(&self) -> &[PieceKind] {
+        &self.kinds
+    }
+
+    /// Number of columns.
+    pub fn width(&self) -> usize {
+        self.board.width()
+    }
+
+    /// Number of rows.
+    pub fn height(&self) -> usize {
+        self.board.height()
+    }
+
+    /// Number of cells, holes included.
+    pub fn len(&self) -> usize {
+        self.holes.len()
+    }
+
+    /// Never true: a board has at least one cell.
+    pub fn is_empty(&self) -> bool {
+        self.holes.is_empty()
+    }
+
+    /// True when cell `index` is a hole.
+    pub fn is_hole(&self, index: usize) -> bool {
+        self.holes[index]
+    }
+
+    /// True when cell `index` holds a tile (a colour, or a colour bomb).
+    pub fn is_tile(&self, index: usize) -> bool {
+        self.board.at(index) != EMPTY || self.kinds[index] == PieceKind::ColorBomb
+    }
+
+    /// The colour of cell `index` (0 for empty cells, holes and bombs).
+    pub fn color(&self, index: usize) -> u8 {
+        self.board.at(index)
+    }
+
+    /// The kind of cell `index`.
+    pub fn kind(&self, index: usize) -> PieceKind {
+        self.kinds[index]
+    }
+
+    /// Non-hole cells without a tile, row-major.
+    pub fn empty_cells(&self) -> Vec<Position> {
+        (0..self.len())
+            .filter(|&i| !self.holes[i] && !self.is_tile(i))
+            .map(|i| self.board.position_of(i))
+            .collect()
+    }
+
+    /// True when some non-hole cell holds no tile.
+    pub fn has_empty_cell(&self) -> bool {
+        (0..self.len()).any(|i| !self.holes[i] && !self.is_tile(i))
+    }
+
+    /// True when the board has a hole.
+    pub fn has_hole(&self) -> bool {
+        self.holes.contains(&true)
+    }
+
+    pub(crate) fn parts_mut(&mut self) -> (&mut [u8], &mut [PieceKind], &[bool]) {
+        (self.board.cells_mut(), &mut self.kinds, &self.holes)
+    }
+}
+
+/// Writes one cell of the text form.
+fn write_cell(f: &mut impl fmt::Write, color: u8, hole: bool, kind: PieceKind) -> fmt::Result {
+    if hole {
+        return f.write_char('#');
+    }
+    if kind == PieceKind::ColorBomb {
+        return f.write_char('*');
+    }
+    f.write_char(color_char(color))?;
+    match kind.suffix() {
+        Some(suffix) if color != EMPTY => f.write_char(suffix),
+        _ => Ok(()),
+    }
+}
+
+/// The text form of one cell (`#`, `.`, `*`, `R`, `R-`, `R|`, `R+`, ...).
+pub fn cell_text(color: u8, hole: bool, kind: PieceKind) -> String {
+    let mut text = String::new();
+    let _ = write_cell(&mut text, color, hole, kind);
+    text
+}
+
+impl fmt::Display for LevelBoard {
+    /// The text form of [`LevelBoard::parse`], e.g. `R-GB/#*R+`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let width = self.width();
+        for index in 0..self.len() {
+            if index > 0 && index % width == 0 {
+                f.write_str("/")?;
+            }
+            write_cell(
+                f,
+                self.board.at(index),
+                self.holes[index],
+                self.kinds[index],
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for LevelBoard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "LevelBoard({}x{} {self})", self.width(), self.height())
+    }
+}
+
+/// A level board with no run and no empty non-hole cell: the only level board the rules judge
+/// swaps on.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct StableLevel(LevelBoard);
+
+impl StableLevel {
+    /// The board.
+    pub fn level(&self) -> &LevelBoard {
+        &self.0
+    }
+
+    /// Gives the board back.
+    pub fn into_level(self) -> LevelBoard {
+        self.0
+    }
+
+    pub(crate) fn new_unchecked(level: LevelBoard) -> Self {
+        debug_assert!(is_level_stable(&level));
+        Self(level)
+    }
+}
+
+/// True when `level` has no run and no empty non-hole cell.
+pub fn is_level_stable(level: &LevelBoard) -> bool {
+    !level.has_empty_cell() && !has_run(level.board())
+}
+
+impl TryFrom<LevelBoard> for StableLevel {
+    type Error = EngineError;
+
+    /// # Errors
+    /// [`EngineError::UnstableBoard`] listing the empty non-hole cells and the matched cells.
+    fn try_from(level: LevelBoard) -> Result<Self, Self::Error> {
+        if is_level_stable(&level) {
+            return Ok(Self(level));
+        }
+        Err(EngineError::UnstableBoard {
+            empty_cells: level.empty_cells(),
+            matched_cells: matched_positions(level.board()),
+        })
+    }
+}
+
+// Keeps the letter table in the public docs above reachable for rustdoc links.
+const _: &[u8; 16] = COLOR_LETTERS;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_prints_the_text_form() {
+        let level = LevelBoard::parse("R-GB/#*R+/Y|.1").unwrap();
+        assert_eq!((level.width(), level.height()), (3, 3));
+        assert_eq!(level.board().cells(), &[1, 2, 3, 0, 0, 1, 4, 0, 1]);
+        assert_eq!(
+            level.holes(),
+            &[false, false, false, true, false, false, false, false, false]
+        );
+        use PieceKind::*;
+        assert_eq!(
+            level.kinds(),
+            &[
+                StripedH, Normal, Normal, Normal, ColorBomb, Wrapped, StripedV, Normal, Normal
+            ]
+        );
+        assert_eq!(level.to_string(), "R-GB/#*R+/Y|.R");
+        assert!(level.is_tile(4) && !level.is_tile(3) && !level.is_tile(7));
+        assert_eq!(level.empty_cells(), vec![Position::new(2, 1)]);
+    }
+
+    #[test]
+    fn rejects_inconsistent_cells() {
+        let board = Board::parse("RG/B.").unwrap();
+        use PieceKind::*;
+        assert_eq!(
+            LevelBoard::new(board.clone(), vec![true, false, false, false], vec![]),
+            Err(LevelError::TileOnHole { index: 0, color: 1 })
+        );
+        assert_eq!(
+            LevelBoard::new(board.clone(), vec![false; 3], vec![]),
+            Err(LevelError::HoleCountMismatch {
+                expected: 4,
+                actual: 3
+            })
+        );
+        assert_eq!(
+            LevelBoard::new(board.clone(), vec![], vec![Normal; 5]),
+            Err(LevelError::KindCountMismatch {
+                expected: 4,
+                actual: 5
+            })
+        );
+        assert_eq!(
+            LevelBoard::new(
+                board.clone(),
+                vec![],
+                vec![Normal, ColorBomb, Normal, Normal]
+            ),
+            Err(LevelError::ColorOnBomb { index: 1, color: 2 })
+        );
+        assert_eq!(
+            LevelBoard::new(board.clone(), vec![], vec![Normal, Normal, Normal, Wrapped]),
+            Err(LevelError::KindOnEmpty { index: 3 })
+        );
+        assert_eq!(
+            LevelBoard::new(
+                board.clone(),
+                vec![false, false, false, true],
+                vec![Normal, Normal, Normal, ColorBomb]
+            ),
+            Err(LevelError::KindOnHole { index: 3 })
+        );
+        assert!(LevelBoard::new(board, vec![], vec![Normal, Normal, Normal, ColorBomb]).is_ok());
+    }
+
+    #[test]
+    fn stability_ignores_holes_and_bombs() {
+        // The hole breaks the row and the bomb breaks the column: no run, no empty cell.
+        let level = LevelBoard::parse("RR#R/G*GG/RGRB/BRGR").unwrap();
+        assert!(is_level_stable(&level));
+        assert!(StableLevel::try_from(LevelBoard::parse("RRR#").unwrap()).is_err());
+        let err = StableLevel::try_from(LevelBoard::parse("R.#G").unwrap()).unwrap_err();
+        assert_eq!(
+            err,
+            EngineError::UnstableBoard {
+                empty_cells: vec![Position::new(0, 1)],
+                matched_cells: vec![]
+            }
+        );
+    }
+}

@@ -1,0 +1,333 @@
+//! Swaps on level boards (docs/rules.md section 6): verdicts with holes, combinations, and the
+//! list of valid swaps; gravity through holes and refill.
+
+use rand::Rng;
+
+use super::{LevelBoard, PieceKind, StableLevel};
+use crate::engine::board::{EMPTY, Position};
+use crate::engine::gravity::{Fall, Spawn};
+use crate::engine::moves::{Swap, SwapVerdict, swap_makes_match};
+
+/// The combination a swap of a colour bomb, or of two specials, makes. Its step 1 clears the
+/// combination's area instead of looking for runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Combination {
+    /// Bomb + NORMAL tile of colour c: every tile of colour c.
+    BombNormal,
+    /// Bomb + striped tile of colour c: every tile of colour c, each firing as striped
+    /// (STRIPED_H when row + col is even, else STRIPED_V).
+    BombStriped,
+    /// Bomb + wrapped tile of colour c: every tile of colour c, each firing as WRAPPED.
+    BombWrapped,
+    /// Bomb + bomb: every tile on the board.
+    BombBomb,
+    /// Striped + striped: the row and the column through `b`.
+    StripedStriped,
+    /// Striped + wrapped: the 3 rows and 3 columns centred on `b`.
+    StripedWrapped,
+    /// Wrapped + wrapped: the 5x5 square centred on `b`.
+    WrappedWrapped,
+}
+
+impl Combination {
+    /// The combination of two swapped tiles' kinds, if any (order does not matter).
+    pub fn of(first: PieceKind, second: PieceKind) -> Option<Self> {
+        use PieceKind::*;
+        let (x, y) = if first <= second {
+            (first, second)
+        } else {
+            (second, first)
+        };
+        match (x, y) {
+            (ColorBomb, ColorBomb) => Some(Self::BombBomb),
+            (Normal, ColorBomb) => Some(Self::BombNormal),
+            (StripedH | StripedV, ColorBomb) => Some(Self::BombStriped),
+            (Wrapped, ColorBomb) => Some(Self::BombWrapped),
+            (StripedH | StripedV, StripedH | StripedV) => Some(Self::StripedStriped),
+            (StripedH | StripedV, Wrapped) => Some(Self::StripedWrapped),
+            (Wrapped, Wrapped) => Some(Self::WrappedWrapped),
+            _ => None,
+        }
+    }
+}
+
+/// Judges `swap` on a level board (the rules need only the cells around `a` and `b`), in the
+/// order OUT_OF_BOUNDS, HOLE, NOT_ADJACENT, EMPTY_CELL, then OK for a combination or a swap
+/// that leaves `a` or `b` matched, else NO_MATCH. Returns the combination of an OK swap.
+pub fn judge_level_swap(level: &LevelBoard, swap: Swap) -> (SwapVerdict, Option<Combination>) {
+    let board = level.board();
+    let (Some(a), Some(b)) = (board.index_of(swap.a), board.index_of(swap.b)) else {
+        return (SwapVerdict::OutOfBounds, None);
+    };
+    if level.is_hole(a) || level.is_hole(b) {
+        return (SwapVerdict::Hole, None);
+    }
+    if swap.a.row.abs_diff(swap.b.row) + swap.a.col.abs_diff(swap.b.col) != 1 {
+        return (SwapVerdict::NotAdjacent, None);
+    }
+    if !level.is_tile(a) || !level.is_tile(b) {
+        return (SwapVerdict::EmptyCell, None);
+    }
+    if let Some(combination) = Combination::of(level.kind(a), level.kind(b)) {
+        return (SwapVerdict::Ok, Some(combination));
+    }
+    // Neither tile is a bomb here, so both have a colour; holes and bombs are 0 in the colours
+    // and never extend a run.
+    if swap_makes_match(board.cells(), board.width(), board.height(), a, b) {
+        (SwapVerdict::Ok, None)
+    } else {
+        (SwapVerdict::NoMatch, None)
+    }
+}
+
+/// Every valid swap of a stable level board once, combinations included, as `(a, b)` with `a`
+/// before `b` in row-major order, sorted by `a` then `b`, each with its combination.
+pub fn level_valid_swaps(level: &StableLevel) -> Vec<(Swap, Option<Combination>)> {
+    valid_swaps_of(level.level(), usize::MAX)
+}
+
+/// Number of valid swaps of a stable level board, combinations included.
+pub fn count_level_valid_swaps(level: &StableLevel) -> usize {
+    valid_swaps_of(level.level(), usize::MAX).len()
+}
+
+/// Up to `limit` valid swaps of `level`, in [`level_valid_swaps`] order.
+pub(super) fn valid_swaps_of(level: &LevelBoard, limit: usize) -> Vec<(Swap, Option<Combination>)> {
+    let (width, height) = (level.width() as u32, level.height() as u32);
+    let mut swaps = Vec::new();
+    for row in 0..height {
+        for col in 0..width {
+            let a = Position::new(row, col);
+            for b in [Position::new(row, col + 1), Position::new(row + 1, col)] {
+                if b.row >= height || b.col >= width {
+                    continue;
+                }
+                let swap = Swap::new(a, b);
+                if let (SwapVerdict::Ok, combination) = judge_level_swap(level, swap) {
+                    swaps.push((swap, combination));
+                    if swaps.len() >= limit {
+                        return swaps;
+                    }
+                }
+            }
+        }
+    }
+    swaps
+}
+
+/// Exchanges the tiles (colour and kind) of cells `a` and `b`.
+pub(super) fn exchange(level: &mut LevelBoard, a: usize, b: usize) {
+    let (colors, kinds, _) = level.parts_mut();
+    colors.swap(a, b);
+    kinds.swap(a, b);
+}
+
+/// Gravity through holes: in each column the non-hole cells, top to bottom, are its slots;
+/// tiles move to the lowest slots keeping their order. Returns the falls ordered by `from` in
+/// row-major order.
+pub(super) fn level_gravity(level: &mut LevelBoard) -> Vec<Fall> {
+    let (width, height) = (level.width(), level.height());
+    let mut falls = Vec::new();
+    for col in 0..width {
+        let slots: Vec<usize> = (0..height)
+            .map(|row| row * width + col)
+            .filter(|&i| !level.is_hole(i))
+            .collect();
+        let tiles: Vec<usize> = slots
+            .iter()
+            .copied()
+            .filter(|&i| level.is_tile(i))
+            .collect();
+        let first_slot = slots.len() - tiles.len();
+        let moves: Vec<(usize, usize)> = tiles
+            .iter()
+            .zip(&slots[first_slot..])
+            .map(|(&from, &to)| (from, to))
+            .collect();
+        let (colors, kinds, _) = level.parts_mut();
+        // Deepest first: a target is never above its source, so nothing is overwritten.
+        for &(from, to) in moves.iter().rev() {
+            if from != to {
+                colors[to] = colors[from];
+                kinds[to] = kinds[from];
+                colors[from] = EMPTY;
+                kinds[from] = PieceKind::Normal;
+                falls.push(Fall {
+                    from: Position::new((from / width) as u32, col as u32),
+                    to: Position::new((to / width) as u32, col as u32),
+                });
+            }
+        }
+    }
+    falls.sort_unstable_by_key(|fall| (fall.from.row, fall.from.col));
+    falls
+}
+
+/// Fills every empty non-hole cell, in row-major order, with a NORMAL tile of a colour drawn
+/// uniformly from `1..=colors`.
+pub(super) fn level_refill<R: Rng + ?Sized>(
+    level: &mut LevelBoard,
+    colors: u8,
+    rng: &mut R,
+) -> Vec<Spawn> {
+    let width = level.width();
+    let mut spawns = Vec::new();
+    for index in 0..level.len() {
+        if level.is_hole(index) || level.is_tile(index) {
+            continue;
+        }
+        let color = rng.random_range(1..=colors);
+        let (cells, kinds, _) = level.parts_mut();
+        cells[index] = color;
+        kinds[index] = PieceKind::Normal;
+        spawns.push(Spawn {
+            position: Position::new((index / width) as u32, (index % width) as u32),
+            color,
+        });
+    }
+    spawns
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn level(text: &str) -> LevelBoard {
+        LevelBoard::parse(text).unwrap()
+    }
+
+    fn swap(a: (u32, u32), b: (u32, u32)) -> Swap {
+        Swap::new(Position::new(a.0, a.1), Position::new(b.0, b.1))
+    }
+
+    #[test]
+    fn hole_verdict_comes_right_after_out_of_bounds() {
+        let board = level("RG#/GRB");
+        // Off the board beats the hole.
+        assert_eq!(
+            judge_level_swap(&board, swap((0, 2), (0, 3))).0,
+            SwapVerdict::OutOfBounds
+        );
+        // A hole beats non-adjacency.
+        assert_eq!(
+            judge_level_swap(&board, swap((0, 2), (1, 0))).0,
+            SwapVerdict::Hole
+        );
+        assert_eq!(
+            judge_level_swap(&board, swap((0, 1), (0, 2))).0,
+            SwapVerdict::Hole
+        );
+        assert_eq!(
+            judge_level_swap(&board, swap((0, 0), (1, 1))).0,
+            SwapVerdict::NotAdjacent
+        );
+        assert_eq!(
+            judge_level_swap(&board, swap((0, 0), (0, 1))).0,
+            SwapVerdict::NoMatch
+        );
+    }
+
+    #[test]
+    fn a_run_never_spans_a_hole() {
+        // Moving R from (1,2) to (0,2) would line up R R R only through the hole at (0,1).
+        let board = level("R#GR/GBRB");
+        assert_eq!(
+            judge_level_swap(&board, swap((0, 2), (1, 2))).0,
+            SwapVerdict::NoMatch
+        );
+        // Without the hole the same shape matches.
+        let plain = level("RRGB/GBRB");
+        assert_eq!(
+            judge_level_swap(&plain, swap((0, 2), (1, 2))).0,
+            SwapVerdict::Ok
+        );
+    }
+
+    #[test]
+    fn combinations_are_valid_swaps() {
+        let board = level("*GB/R-YR+/BG*");
+        assert_eq!(
+            judge_level_swap(&board, swap((0, 0), (0, 1))),
+            (SwapVerdict::Ok, Some(Combination::BombNormal))
+        );
+        assert_eq!(
+            judge_level_swap(&board, swap((0, 0), (1, 0))),
+            (SwapVerdict::Ok, Some(Combination::BombStriped))
+        );
+        assert_eq!(
+            judge_level_swap(&board, swap((1, 2), (2, 2))),
+            (SwapVerdict::Ok, Some(Combination::BombWrapped))
+        );
+        // One special and a plain tile: an ordinary swap, and this one matches nothing.
+        assert_eq!(
+            judge_level_swap(&board, swap((1, 0), (1, 1))),
+            (SwapVerdict::NoMatch, None)
+        );
+        assert_eq!(
+            Combination::of(PieceKind::StripedV, PieceKind::Wrapped),
+            Some(Combination::StripedWrapped)
+        );
+        assert_eq!(
+            Combination::of(PieceKind::StripedV, PieceKind::StripedH),
+            Some(Combination::StripedStriped)
+        );
+        assert_eq!(
+            Combination::of(PieceKind::Wrapped, PieceKind::Wrapped),
+            Some(Combination::WrappedWrapped)
+        );
+        assert_eq!(
+            Combination::of(PieceKind::ColorBomb, PieceKind::ColorBomb),
+            Some(Combination::BombBomb)
+        );
+        assert_eq!(Combination::of(PieceKind::Wrapped, PieceKind::Normal), None);
+        let listed: Vec<_> = valid_swaps_of(&board, usize::MAX);
+        assert_eq!(
+            listed,
+            vec![
+                (swap((0, 0), (0, 1)), Some(Combination::BombNormal)),
+                (swap((0, 0), (1, 0)), Some(Combination::BombStriped)),
+                (swap((1, 2), (2, 2)), Some(Combination::BombWrapped)),
+                (swap((2, 1), (2, 2)), Some(Combination::BombNormal)),
+            ]
+        );
+    }
+
+    #[test]
+    fn tiles_fall_through_one_and_two_holes() {
+        // Column 0: R over a hole over an empty cell: R falls through the hole to row 2.
+        // Column 1: G, two holes, an empty cell: G falls through both holes to row 3.
+        let mut board = level("RG/##/.#/B.");
+        let falls = level_gravity(&mut board);
+        assert_eq!(board.to_string(), "../##/R#/BG");
+        assert_eq!(
+            falls,
+            vec![
+                Fall {
+                    from: Position::new(0, 0),
+                    to: Position::new(2, 0)
+                },
+                Fall {
+                    from: Position::new(0, 1),
+                    to: Position::new(3, 1)
+                },
+            ]
+        );
+        // Kinds move with their tiles; refill fills the empty non-hole cells row-major.
+        let mut board = level("R+G./#.#/..B");
+        level_gravity(&mut board);
+        assert_eq!(board.to_string(), ".../#.#/R+GB");
+        let mut rng = crate::engine::rng_from_seed(7);
+        let spawns = level_refill(&mut board, 3, &mut rng);
+        let positions: Vec<Position> = spawns.iter().map(|s| s.position).collect();
+        assert_eq!(
+            positions,
+            vec![
+                Position::new(0, 0),
+                Position::new(0, 1),
+                Position::new(0, 2),
+                Position::new(1, 1)
+            ]
+        );
+        assert!(!board.has_empty_cell());
+    }
+}
