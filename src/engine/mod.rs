@@ -27,7 +27,11 @@ pub use cascade::{
     CascadeOptions, CascadeOutcome, CascadeStep, PlayedMove, Refill, check_swap_positions,
     play_swap, preview_swap, resolve_board, resolve_swap,
 };
-pub use collapse::{ColumnShift, LegalGroup, TapOutcome, is_game_over, legal_groups, tap};
+pub use collapse::{
+    ColumnShift, LegalGroup, NodeBudget, RefusedTap, Replay, ReplayedMove, SolveControl,
+    SolveLevel, SolveOptions, SolveStop, SolvedMove, Solution, TapOutcome, TapRefusal,
+    board_digest, is_game_over, legal_groups, replay, solve, tap,
+};
 pub use error::{EngineError, SwapRejection, TapRejection, Unsettled};
 pub use generate::{generate_collapse_board, generate_swap_board};
 pub use gravity::{Fall, Spawn};
