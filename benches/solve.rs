@@ -84,8 +84,7 @@ fn main() {
         "SameGame standard positions: NMCS level {}, budget {} nodes{}, seed {}",
         args.level,
         args.nodes,
-        args.seconds
-            .map_or(String::new(), |s| format!(" or {s} s")),
+        args.seconds.map_or(String::new(), |s| format!(" or {s} s")),
         args.seed
     );
     println!("| position | score | moves | nodes | playouts | time |");

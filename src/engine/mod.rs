@@ -28,9 +28,9 @@ pub use cascade::{
     play_swap, preview_swap, resolve_board, resolve_swap,
 };
 pub use collapse::{
-    ColumnShift, LegalGroup, NodeBudget, RefusedTap, Replay, ReplayedMove, SolveControl,
-    SolveLevel, SolveOptions, SolveStop, SolvedMove, Solution, TapOutcome, TapRefusal,
-    board_digest, is_game_over, legal_groups, replay, solve, tap,
+    ColumnShift, LegalGroup, NodeBudget, RefusedTap, Replay, ReplayedMove, Solution, SolveControl,
+    SolveLevel, SolveOptions, SolveStop, SolvedMove, TapOutcome, TapRefusal, board_digest,
+    is_game_over, legal_groups, replay, solve, tap,
 };
 pub use error::{EngineError, SwapRejection, TapRejection, Unsettled};
 pub use generate::{generate_collapse_board, generate_swap_board};

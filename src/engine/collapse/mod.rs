@@ -28,7 +28,7 @@ pub use replay::{
     MAX_REPLAY_TAPS, RefusedTap, Replay, ReplayedMove, TapRefusal, board_digest, replay,
 };
 pub use solve::{
-    NodeBudget, SolveControl, SolveLevel, SolveOptions, SolveStop, SolvedMove, Solution, solve,
+    NodeBudget, Solution, SolveControl, SolveLevel, SolveOptions, SolveStop, SolvedMove, solve,
 };
 
 use super::board::{Board, Position};

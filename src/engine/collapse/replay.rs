@@ -200,7 +200,11 @@ mod tests {
         let replay = replay(&board, &taps, ScoringRule::PopStar, MinGroup::DEFAULT).unwrap();
         // B's (4) -> AC../AC..; A's (2) -> C.../C...; C's (2) -> empty, bonus 2000.
         assert_eq!(
-            replay.moves.iter().map(|m| m.move_score).collect::<Vec<_>>(),
+            replay
+                .moves
+                .iter()
+                .map(|m| m.move_score)
+                .collect::<Vec<_>>(),
             vec![80, 20, 20]
         );
         assert_eq!(replay.moves[2].end_bonus, 2000);

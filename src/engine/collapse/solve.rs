@@ -76,7 +76,9 @@ impl SolveLevel {
             1..=MAX_SOLVE_LEVEL => Ok(Self(value as u8)),
             _ => Err(EngineError::InvalidParameter {
                 field: "level",
-                reason: format!("must be 1..={MAX_SOLVE_LEVEL} (0 means {DEFAULT_SOLVE_LEVEL}), got {value}"),
+                reason: format!(
+                    "must be 1..={MAX_SOLVE_LEVEL} (0 means {DEFAULT_SOLVE_LEVEL}), got {value}"
+                ),
             }),
         }
     }
@@ -623,8 +625,8 @@ mod tests {
         let mut current = board.clone();
         let mut score = 0;
         for m in &solution.moves {
-            let outcome = super::super::tap(&current, m.position, options.rule, options.min_group)
-                .unwrap();
+            let outcome =
+                super::super::tap(&current, m.position, options.rule, options.min_group).unwrap();
             assert_eq!(outcome.cleared[0], m.position);
             assert_eq!((outcome.color, outcome.cleared.len()), (m.color, m.size));
             score += outcome.total_score();
@@ -725,7 +727,12 @@ mod tests {
                 },
                 &SolveControl::default(),
             );
-            assert!(more.score >= first.score, "{} < {}", more.score, first.score);
+            assert!(
+                more.score >= first.score,
+                "{} < {}",
+                more.score,
+                first.score
+            );
         }
     }
 
@@ -772,7 +779,11 @@ mod tests {
         };
         let solution = solve(&board, &options, &soon);
         assert_eq!(solution.stop, SolveStop::TimeLimit);
-        assert!(solution.elapsed < Duration::from_secs(2), "{:?}", solution.elapsed);
+        assert!(
+            solution.elapsed < Duration::from_secs(2),
+            "{:?}",
+            solution.elapsed
+        );
         check_replays(&board, &options, &solution);
     }
 
