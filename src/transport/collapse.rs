@@ -84,7 +84,7 @@ pub fn check_dead_state(
 }
 
 /// Solve, engine side: `context` carries the deadline and the cancel flag (see
-/// [`run_search`]). Checks the request's fields in the order `scoring`, `min_group`,
+/// `run_search`). Checks the request's fields in the order `scoring`, `min_group`,
 /// `max_nodes`, `max_millis`, `level`, then the board.
 ///
 /// # Errors

@@ -97,7 +97,7 @@ impl Default for ServiceLimits {
     }
 }
 
-/// What a long search ([`run_search`]) gets besides its request: when its answer must be ready
+/// What a long search (`run_search`) gets besides its request: when its answer must be ready
 /// and whether anybody still waits for it.
 #[derive(Clone, Debug)]
 pub struct SearchContext {

@@ -12,8 +12,8 @@
 //! the column bitboards, and record what the API reports (cleared cells, falls, column shifts).
 //! The property tests hold both paths to a scalar reference on every size 1..=64.
 //!
-//! On top of the rules: [`solve`] (Nested Monte-Carlo Search with TabuColorRandom playouts, in
-//! [`solve`](mod@solve)) and [`replay`] (a whole game checked at once, with [`board_digest`]).
+//! On top of the rules: [`solve()`] (Nested Monte-Carlo Search with TabuColorRandom playouts, in
+//! [`solve`](mod@solve)) and [`replay()`] (a whole game checked at once, with [`board_digest`]).
 
 pub mod bitboard;
 pub mod compact;
