@@ -20,6 +20,7 @@ const PATHS: &[&str] = &[
     "/matchgrid.v1.CollapsePuzzle/GenerateBoard",
     "/matchgrid.v1.CollapsePuzzle/Tap",
     "/matchgrid.v1.CollapsePuzzle/CheckDeadState",
+    "/matchgrid.v1.CollapsePuzzle/ReplayGame",
     "/grpc.health.v1.Health/Check",
 ];
 

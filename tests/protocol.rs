@@ -119,7 +119,13 @@ async fn reflection_serves_file_descriptors_with_their_dependencies() {
         ),
         (
             "matchgrid.v1.CollapsePuzzle",
-            &["GenerateBoard", "Tap", "CheckDeadState"][..],
+            &[
+                "GenerateBoard",
+                "Tap",
+                "CheckDeadState",
+                "Solve",
+                "ReplayGame",
+            ][..],
         ),
         ("grpc.health.v1.Health", &["Check", "Watch"][..]),
     ] {

@@ -68,6 +68,62 @@ pub enum CollapseCommand {
         #[arg(long, default_value_t = 2)]
         min_group: u32,
     },
+    /// Search for the best tap sequence (Nested Monte-Carlo Search, TabuColorRandom playouts);
+    /// a progress bar on stderr while it runs.
+    Solve {
+        /// The board (settled).
+        #[arg(long, value_parser = parse_board)]
+        board: proto::Board,
+        /// Scoring rule.
+        #[arg(long, value_enum, default_value_t = ScoringArg::Popstar)]
+        scoring: ScoringArg,
+        /// Minimum group size.
+        #[arg(long, default_value_t = 2)]
+        min_group: u32,
+        /// Seed of the playouts.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Node budget (taps the search may apply), 1..=10^10; 0 means the server's default
+        /// (10^6).
+        #[arg(long, default_value_t = 0)]
+        max_nodes: u64,
+        /// Wall-clock cap in milliseconds (non-deterministic); 0 means none. The server's
+        /// request timeout (5 s by default) also stops the search.
+        #[arg(long, default_value_t = 0)]
+        max_millis: u32,
+        /// NMCS level, 1..=5; 0 means 2.
+        #[arg(long, default_value_t = 0)]
+        level: u32,
+    },
+    /// Replay a list of taps at once, as Tap calls in sequence would, stopping at the first
+    /// illegal one; prints the final board and its SHA-256 digest.
+    Replay {
+        /// The starting board; without it one is generated from --width, --height, --colors
+        /// and --seed as `collapse generate` does.
+        #[arg(long, value_parser = parse_board)]
+        board: Option<proto::Board>,
+        /// The taps, ROW,COL each, separated by spaces: "0,1 3,2".
+        #[arg(long, value_parser = parse_position, value_delimiter = ' ', num_args = 0..)]
+        taps: Vec<proto::Position>,
+        /// Scoring rule.
+        #[arg(long, value_enum, default_value_t = ScoringArg::Popstar)]
+        scoring: ScoringArg,
+        /// Minimum group size (taps and generation).
+        #[arg(long, default_value_t = 2)]
+        min_group: u32,
+        /// Columns of a generated board.
+        #[arg(long, default_value_t = 10)]
+        width: u32,
+        /// Rows of a generated board.
+        #[arg(long, default_value_t = 10)]
+        height: u32,
+        /// Colours of a generated board.
+        #[arg(long, default_value_t = 5)]
+        colors: u32,
+        /// Seed of a generated board.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
     /// List every legal group; says whether the game is over.
     Groups {
         /// The board.
@@ -141,6 +197,153 @@ pub(super) async fn run_collapse(
                 text + "\n"
             })
         }
+        CollapseCommand::Solve {
+            board,
+            scoring,
+            min_group,
+            seed,
+            max_nodes,
+            max_millis,
+            level,
+        } => {
+            let request = proto::CollapseSolveRequest {
+                board: Some(board.clone()),
+                scoring: proto::ScoringRule::from(scoring).into(),
+                min_group,
+                seed,
+                max_nodes,
+                max_millis,
+                level,
+            };
+            let response = with_progress(max_millis, client.solve(request)).await;
+            emit(json, &reply(response)?, |r| {
+                let mut text = render_board(&board);
+                for (i, m) in r.moves.iter().enumerate() {
+                    let _ = writeln!(
+                        text,
+                        "{:>3}. tap {} colour {} size {} score {}",
+                        i + 1,
+                        position_text(m.position.as_ref()),
+                        m.color,
+                        m.size,
+                        m.move_score
+                    );
+                }
+                let after = r.board.clone().unwrap_or_default();
+                let stop = proto::SolveStop::try_from(r.stop)
+                    .map_or_else(|_| r.stop.to_string(), |s| s.as_str_name().to_owned());
+                let _ = write!(
+                    text,
+                    "final ({})\n{}score {} (end bonus {}), tiles left {}\nsearch: {} nodes, {} \
+                     playouts, {} level(s) completed, {:.3} s, stop {}\ntaps: {}\n",
+                    board_text(&after),
+                    render_board(&after),
+                    r.score,
+                    r.end_bonus,
+                    r.tiles_left,
+                    r.nodes,
+                    r.playouts,
+                    r.levels_completed,
+                    r.elapsed_micros as f64 / 1e6,
+                    stop,
+                    r.moves
+                        .iter()
+                        .map(|m| position_text(m.position.as_ref()))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                );
+                text
+            })
+        }
+        CollapseCommand::Replay {
+            board,
+            taps,
+            scoring,
+            min_group,
+            width,
+            height,
+            colors,
+            seed,
+        } => {
+            use proto::collapse_replay_game_request::Start;
+            let start = match board {
+                Some(board) => Start::Board(board),
+                None => Start::Generate(proto::CollapseGenerateBoardRequest {
+                    width,
+                    height,
+                    colors,
+                    seed,
+                    min_group,
+                }),
+            };
+            let request = proto::CollapseReplayGameRequest {
+                start: Some(start),
+                scoring: proto::ScoringRule::from(scoring).into(),
+                min_group,
+                taps,
+            };
+            emit(json, &reply(client.replay_game(request).await)?, |r| {
+                let mut text = String::new();
+                if let Some(start) = &r.start_board {
+                    let _ = write!(
+                        text,
+                        "start ({})\n{}",
+                        board_text(start),
+                        render_board(start)
+                    );
+                }
+                for (i, m) in r.moves.iter().enumerate() {
+                    let _ = writeln!(
+                        text,
+                        "{:>3}. tap {} colour {} cleared {} score {}, tiles left {}{}",
+                        i + 1,
+                        position_text(m.position.as_ref()),
+                        m.color,
+                        m.cleared,
+                        m.move_score,
+                        m.tiles_left,
+                        if m.game_over {
+                            format!(", game over, end bonus {}", m.end_bonus)
+                        } else {
+                            String::new()
+                        }
+                    );
+                }
+                if let Some(rejected) = &r.rejected {
+                    let reason = proto::TapRejection::try_from(rejected.reason).map_or_else(
+                        |_| rejected.reason.to_string(),
+                        |s| s.as_str_name().to_owned(),
+                    );
+                    let _ = writeln!(
+                        text,
+                        "tap {} at {} refused: {}{}; nothing after it applied",
+                        rejected.index + 1,
+                        position_text(rejected.position.as_ref()),
+                        reason,
+                        if rejected.group_size > 0 {
+                            format!(" (group of {})", rejected.group_size)
+                        } else {
+                            String::new()
+                        }
+                    );
+                }
+                let after = r.board.clone().unwrap_or_default();
+                let digest: String = r.board_digest.iter().map(|b| format!("{b:02x}")).collect();
+                let _ = write!(
+                    text,
+                    "final ({})\n{}total score {}, tiles left {}, game over {}, end bonus {}\n\
+                     digest sha256:{}\n",
+                    board_text(&after),
+                    render_board(&after),
+                    r.total_score,
+                    r.tiles_left,
+                    r.game_over,
+                    r.end_bonus,
+                    digest
+                );
+                text
+            })
+        }
         CollapseCommand::Groups {
             board,
             scoring,
@@ -173,6 +376,52 @@ pub(super) async fn run_collapse(
                 }
                 text + "\n"
             })
+        }
+    }
+}
+
+/// Awaits `call`, drawing a progress bar on stderr (a terminal only) once it has run for
+/// 300 ms: against `max_millis` when set, else a spinner with the elapsed time.
+async fn with_progress<T>(max_millis: u32, call: impl std::future::Future<Output = T>) -> T {
+    use indicatif::{ProgressBar, ProgressStyle};
+    use std::time::{Duration, Instant};
+    let started = Instant::now();
+    tokio::pin!(call);
+    let mut bar: Option<ProgressBar> = None;
+    let mut ticks = tokio::time::interval(Duration::from_millis(100));
+    loop {
+        tokio::select! {
+            result = &mut call => {
+                if let Some(bar) = bar {
+                    bar.finish_and_clear();
+                }
+                return result;
+            }
+            _ = ticks.tick() => {
+                let elapsed = started.elapsed();
+                if elapsed < Duration::from_millis(300) {
+                    continue;
+                }
+                let bar = bar.get_or_insert_with(|| {
+                    if max_millis > 0 {
+                        ProgressBar::new(u64::from(max_millis)).with_style(
+                            ProgressStyle::with_template(
+                                "solving {bar:40} {elapsed_precise} of {msg}",
+                            )
+                            .unwrap_or_else(|_| ProgressStyle::default_bar())
+                            .progress_chars("=> "),
+                        )
+                        .with_message(format!("{:.1} s", f64::from(max_millis) / 1000.0))
+                    } else {
+                        ProgressBar::new_spinner().with_style(
+                            ProgressStyle::with_template("{spinner} solving {elapsed_precise}")
+                                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                        )
+                    }
+                });
+                bar.set_position((elapsed.as_millis() as u64).min(u64::from(max_millis)));
+                bar.tick();
+            }
         }
     }
 }

@@ -29,7 +29,11 @@ pub use cascade::{
     check_swap_positions, play_swap, preview_swap, resolve_board, resolve_board_into, resolve_swap,
     resolve_swap_into,
 };
-pub use collapse::{ColumnShift, LegalGroup, TapOutcome, is_game_over, legal_groups, tap};
+pub use collapse::{
+    ColumnShift, LegalGroup, NodeBudget, RefusedTap, Replay, ReplayedMove, Solution, SolveControl,
+    SolveLevel, SolveOptions, SolveStop, SolvedMove, TapOutcome, TapRefusal, board_digest,
+    is_game_over, legal_groups, replay, solve, tap,
+};
 pub use error::{EngineError, LevelError, SwapRejection, TapRejection, Unsettled};
 pub use generate::{generate_collapse_board, generate_swap_board};
 pub use gravity::{Fall, Spawn};

@@ -238,6 +238,7 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
     let limits = ServiceLimits {
         max_response_bytes: limit,
         heavy_work_wait: config.heavy_work_wait,
+        request_timeout: Some(config.request_timeout),
     };
     let swap = with_codec_settings!(SwapPuzzleServer::new(SwapService { limits }), limit);
     let collapse =

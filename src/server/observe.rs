@@ -206,6 +206,8 @@ pub const KNOWN_METHODS: &[&str] = &[
     "/matchgrid.v1.CollapsePuzzle/GenerateBoard",
     "/matchgrid.v1.CollapsePuzzle/Tap",
     "/matchgrid.v1.CollapsePuzzle/CheckDeadState",
+    "/matchgrid.v1.CollapsePuzzle/Solve",
+    "/matchgrid.v1.CollapsePuzzle/ReplayGame",
     "/grpc.health.v1.Health/Check",
     "/grpc.health.v1.Health/Watch",
     "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",

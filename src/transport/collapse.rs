@@ -2,7 +2,12 @@
 
 use tonic::{Request, Response, Status};
 
-use super::{INLINE_CELL_LIMIT, Placement, ServiceLimits, cells, run_engine};
+use std::time::Instant;
+
+use super::{
+    INLINE_CELL_LIMIT, Placement, SearchContext, ServiceLimits, board_cells, cells, run_engine,
+    run_search,
+};
 
 use super::convert::{board_from_proto, position_from_proto, required, scoring_from_proto};
 use crate::engine::{self, EngineError, SettledBoard};
@@ -78,6 +83,156 @@ pub fn check_dead_state(
     })
 }
 
+/// Solve, engine side: `context` carries the deadline and the cancel flag (see
+/// `run_search`). Checks the request's fields in the order `scoring`, `min_group`,
+/// `max_nodes`, `max_millis`, `level`, then the board.
+///
+/// # Errors
+/// INVALID_ARGUMENT (`EngineError::InvalidParameter` / `Board`) for an out-of-range field;
+/// FAILED_PRECONDITION for an unsettled board.
+pub fn solve(
+    request: proto::CollapseSolveRequest,
+    context: &SearchContext,
+) -> Result<proto::CollapseSolveResponse, EngineError> {
+    let started = Instant::now();
+    let rule = scoring_from_proto("scoring", request.scoring)?;
+    let min_group = engine::MinGroup::parse(request.min_group)?;
+    let max_nodes = engine::NodeBudget::parse(request.max_nodes)?;
+    let time_limit = engine::collapse::solve::parse_time_limit(request.max_millis)?;
+    let level = engine::SolveLevel::parse(request.level)?;
+    let board = settled_board(request.board)?;
+    let options = engine::SolveOptions {
+        rule,
+        min_group,
+        seed: request.seed,
+        level,
+        max_nodes,
+    };
+    let control = engine::SolveControl {
+        time_limit: time_limit.and_then(|limit| started.checked_add(limit)),
+        deadline: context.deadline,
+        cancel: Some(context.cancel.as_ref()),
+    };
+    let solution = engine::solve(&board, &options, &control);
+    Ok(proto::CollapseSolveResponse {
+        moves: solution
+            .moves
+            .iter()
+            .map(|m| proto::CollapseSolveMove {
+                position: Some(m.position.into()),
+                color: u32::from(m.color),
+                size: m.size as u32,
+                move_score: m.move_score,
+            })
+            .collect(),
+        score: solution.score,
+        end_bonus: solution.end_bonus,
+        board: Some(solution.board.board().into()),
+        tiles_left: solution.tiles_left as u32,
+        nodes: solution.nodes,
+        playouts: solution.playouts,
+        elapsed_micros: u64::try_from(solution.elapsed.as_micros()).unwrap_or(u64::MAX),
+        stop: proto::SolveStop::from(solution.stop).into(),
+        levels_completed: solution.levels_completed,
+    })
+}
+
+impl From<engine::SolveStop> for proto::SolveStop {
+    fn from(stop: engine::SolveStop) -> Self {
+        match stop {
+            engine::SolveStop::Completed => Self::Completed,
+            engine::SolveStop::NodeBudget => Self::NodeBudget,
+            engine::SolveStop::TimeLimit => Self::TimeLimit,
+            // A cancelled call's answer goes nowhere; the server's timeout also cancels.
+            engine::SolveStop::Deadline | engine::SolveStop::Cancelled => Self::Deadline,
+        }
+    }
+}
+
+/// ReplayGame, engine side.
+///
+/// # Errors
+/// INVALID_ARGUMENT for a missing start, an out-of-range field or more than
+/// [`engine::collapse::MAX_REPLAY_TAPS`] taps (naming `taps`), or a generation request
+/// GenerateBoard refuses; FAILED_PRECONDITION for an unsettled board. Illegal taps are not
+/// errors: the first is reported in the response.
+pub fn replay_game(
+    request: proto::CollapseReplayGameRequest,
+) -> Result<proto::CollapseReplayGameResponse, EngineError> {
+    use proto::collapse_replay_game_request::Start;
+    let rule = scoring_from_proto("scoring", request.scoring)?;
+    let min_group = engine::MinGroup::parse(request.min_group)?;
+    if request.taps.len() > engine::collapse::MAX_REPLAY_TAPS {
+        return Err(EngineError::InvalidParameter {
+            field: "taps",
+            reason: format!(
+                "at most {} taps per replay (no game has more), got {}",
+                engine::collapse::MAX_REPLAY_TAPS,
+                request.taps.len()
+            ),
+        });
+    }
+    let (board, generated) = match request.start {
+        Some(Start::Board(board)) => (settled_board(Some(board))?, false),
+        Some(Start::Generate(generate)) => {
+            let board = generate_board(generate)?.board;
+            (settled_board(board)?, true)
+        }
+        None => return Err(required("start")),
+    };
+    let taps: Vec<engine::Position> = request.taps.into_iter().map(position_from_proto).collect();
+    let replay = engine::replay(&board, &taps, rule, min_group)?;
+    Ok(proto::CollapseReplayGameResponse {
+        moves: replay
+            .moves
+            .iter()
+            .map(|m| proto::CollapseReplayMove {
+                position: Some(m.position.into()),
+                color: u32::from(m.color),
+                cleared: m.size as u32,
+                move_score: m.move_score,
+                tiles_left: m.tiles_left as u32,
+                game_over: m.game_over,
+                end_bonus: m.end_bonus,
+                total_score: m.move_score as i64 + m.end_bonus,
+            })
+            .collect(),
+        total_score: replay.total_score,
+        board_digest: engine::board_digest(replay.board.board()).to_vec(),
+        board: Some(replay.board.board().into()),
+        tiles_left: replay.tiles_left as u32,
+        game_over: replay.game_over,
+        end_bonus: replay.end_bonus,
+        rejected: replay.refused.map(|r| {
+            let (reason, group_size) = match r.refusal {
+                engine::TapRefusal::OffBoard => (proto::TapRejection::OffBoard, 0),
+                engine::TapRefusal::EmptyCell => (proto::TapRejection::EmptyCell, 0),
+                engine::TapRefusal::GroupTooSmall { size } => {
+                    (proto::TapRejection::GroupTooSmall, size as u32)
+                }
+            };
+            proto::CollapseReplayRejection {
+                index: r.index as u32,
+                position: Some(r.position.into()),
+                reason: reason.into(),
+                group_size,
+            }
+        }),
+        start_board: generated.then(|| board.board().into()),
+    })
+}
+
+/// The cells of a replay's starting board, for placing the work: the board's, or the
+/// generation request's size.
+fn replay_cells(request: &proto::CollapseReplayGameRequest) -> u64 {
+    use proto::collapse_replay_game_request::Start;
+    match &request.start {
+        Some(Start::Board(board)) => board_cells(Some(board)),
+        Some(Start::Generate(generate)) => cells(generate.width, generate.height),
+        None => 0,
+    }
+}
+
 #[tonic::async_trait]
 impl CollapsePuzzle for CollapseService {
     async fn generate_board(
@@ -105,5 +260,21 @@ impl CollapsePuzzle for CollapseService {
             check_dead_state(r)
         })
         .await
+    }
+
+    async fn solve(
+        &self,
+        request: Request<proto::CollapseSolveRequest>,
+    ) -> Result<Response<proto::CollapseSolveResponse>, Status> {
+        run_search(self.limits, request, |r, _, context| solve(r, &context)).await
+    }
+
+    async fn replay_game(
+        &self,
+        request: Request<proto::CollapseReplayGameRequest>,
+    ) -> Result<Response<proto::CollapseReplayGameResponse>, Status> {
+        // A replay costs about one tap per listed tap: inline on small boards.
+        let placement = Placement::for_cells(replay_cells(request.get_ref()), INLINE_CELL_LIMIT);
+        run_engine(self.limits, placement, request, |r, _| replay_game(r)).await
     }
 }

@@ -10,6 +10,7 @@ pub mod swap;
 pub use collapse::CollapseService;
 pub use swap::SwapService;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
@@ -81,6 +82,9 @@ pub struct ServiceLimits {
     /// RESOURCE_EXHAUSTED (reason `HEAVY_WORK_BUSY`); less when the client's deadline is
     /// nearer.
     pub heavy_work_wait: Duration,
+    /// The server's per-request timeout (`--request-timeout`), if any: long searches
+    /// (`CollapsePuzzle.Solve`) stop in time to answer before it. `None` means no such timeout.
+    pub request_timeout: Option<Duration>,
 }
 
 impl Default for ServiceLimits {
@@ -88,7 +92,37 @@ impl Default for ServiceLimits {
         Self {
             max_response_bytes: DEFAULT_MAX_MESSAGE_BYTES as usize,
             heavy_work_wait: DEFAULT_HEAVY_WORK_WAIT,
+            request_timeout: None,
         }
+    }
+}
+
+/// What a long search (`run_search`) gets besides its request: when its answer must be ready
+/// and whether anybody still waits for it.
+#[derive(Clone, Debug)]
+pub struct SearchContext {
+    /// When the answer must be ready: the sooner of the client's deadline (`grpc-timeout`) and
+    /// the server's request timeout, measured from the call's start, less a margin for sending
+    /// the answer ([`answer_margin`]). `None` when neither is set.
+    pub deadline: Option<Instant>,
+    /// Set when the call is dropped (the client cancelled, or the server's timeout fired):
+    /// the search should stop at once; its answer goes nowhere.
+    pub cancel: Arc<AtomicBool>,
+}
+
+/// The time kept back before a deadline `remaining` away for encoding and sending an answer:
+/// a tenth of it, at most 50 ms.
+pub fn answer_margin(remaining: Duration) -> Duration {
+    (remaining / 10).min(Duration::from_millis(50))
+}
+
+/// Sets the cancel flag when dropped: held by the call's future, so a cancelled or timed-out
+/// call stops its search on the blocking pool.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
     }
 }
 
@@ -140,7 +174,6 @@ where
     E: Into<Status> + Send + 'static,
 {
     let deadline = client_deadline(&request);
-    let passed = |deadline: Option<Instant>| deadline.is_some_and(|d| Instant::now() >= d);
     if passed(deadline) {
         return Err(status::client_deadline());
     }
@@ -148,36 +181,7 @@ where
     let result = match placement {
         Placement::Inline => handler(request, limits),
         Placement::Blocking => {
-            let wait = deadline.map_or(limits.heavy_work_wait, |d| {
-                d.saturating_duration_since(Instant::now())
-                    .min(limits.heavy_work_wait)
-            });
-            // The permit moves into the task, so work abandoned by a timed-out or cancelled
-            // call still counts until it really ends.
-            let permit = match Arc::clone(&LARGE_WORK_SLOTS).try_acquire_owned() {
-                Ok(permit) => permit,
-                Err(_) => {
-                    match tokio::time::timeout(wait, Arc::clone(&LARGE_WORK_SLOTS).acquire_owned())
-                        .await
-                    {
-                        Ok(Ok(permit)) => permit,
-                        Ok(Err(_)) => return Err(Status::unavailable("server is shutting down")),
-                        Err(_) => {
-                            if let Some(shed) = HEAVY_SHED_LOG.event() {
-                                tracing::warn!(
-                                    shed,
-                                    "heavy requests shed with no heavy-work slot free since the \
-                                     last line"
-                                );
-                            }
-                            return Err(status::heavy_work_busy(heavy_work_slots(), wait));
-                        }
-                    }
-                }
-            };
-            if passed(deadline) {
-                return Err(status::client_deadline());
-            }
+            let permit = heavy_work_slot(limits, deadline).await?;
             tokio::task::spawn_blocking(move || {
                 let _permit = permit;
                 handler(request, limits)
@@ -189,6 +193,107 @@ where
             })?
         }
     };
+    respond(limits, result)
+}
+
+/// Runs a long search: `handler` on the blocking pool, holding a heavy-work slot as
+/// [`run_engine`]'s blocking work does, with a [`SearchContext`] telling it when to answer
+/// (the client's deadline or the server's request timeout, less [`answer_margin`]) and a cancel
+/// flag set if the call is dropped before it ends. Errors and responses as in [`run_engine`].
+pub(crate) async fn run_search<Req, Resp, E>(
+    limits: ServiceLimits,
+    request: Request<Req>,
+    handler: fn(Req, ServiceLimits, SearchContext) -> Result<Resp, E>,
+) -> Result<Response<Resp>, Status>
+where
+    Req: Send + 'static,
+    Resp: prost::Message + Send + 'static,
+    E: Into<Status> + Send + 'static,
+{
+    let started = Instant::now();
+    let client = client_deadline(&request);
+    if passed(client) {
+        return Err(status::client_deadline());
+    }
+    let server = limits
+        .request_timeout
+        .and_then(|timeout| started.checked_add(timeout));
+    let deadline = match (client, server) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+    .map(|d| {
+        d.checked_sub(answer_margin(d.saturating_duration_since(started)))
+            .unwrap_or(d)
+    });
+    let request = request.into_inner();
+    let permit = heavy_work_slot(limits, client).await?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let _guard = CancelOnDrop(Arc::clone(&cancel));
+    let context = SearchContext { deadline, cancel };
+    let result = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        handler(request, limits, context)
+    })
+    .await
+    .map_err(|join_error| {
+        tracing::error!(%join_error, "engine task failed");
+        status::handler_panicked()
+    })?;
+    respond(limits, result)
+}
+
+/// True when `deadline` has passed.
+fn passed(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
+
+/// Takes one of [`LARGE_WORK_SLOTS`], waiting at most `limits.heavy_work_wait` or until the
+/// client's `deadline`, whichever is sooner.
+///
+/// # Errors
+/// RESOURCE_EXHAUSTED (`HEAVY_WORK_BUSY`) when none frees up in time; DEADLINE_EXCEEDED
+/// (`CLIENT_DEADLINE`) when the deadline passed meanwhile; UNAVAILABLE at shutdown.
+async fn heavy_work_slot(
+    limits: ServiceLimits,
+    deadline: Option<Instant>,
+) -> Result<tokio::sync::OwnedSemaphorePermit, Status> {
+    let wait = deadline.map_or(limits.heavy_work_wait, |d| {
+        d.saturating_duration_since(Instant::now())
+            .min(limits.heavy_work_wait)
+    });
+    // The permit moves into the task, so work abandoned by a timed-out or cancelled call still
+    // counts until it really ends.
+    let permit = match Arc::clone(&LARGE_WORK_SLOTS).try_acquire_owned() {
+        Ok(permit) => permit,
+        Err(_) => {
+            match tokio::time::timeout(wait, Arc::clone(&LARGE_WORK_SLOTS).acquire_owned()).await {
+                Ok(Ok(permit)) => permit,
+                Ok(Err(_)) => return Err(Status::unavailable("server is shutting down")),
+                Err(_) => {
+                    if let Some(shed) = HEAVY_SHED_LOG.event() {
+                        tracing::warn!(
+                            shed,
+                            "heavy requests shed with no heavy-work slot free since the last line"
+                        );
+                    }
+                    return Err(status::heavy_work_busy(heavy_work_slots(), wait));
+                }
+            }
+        }
+    };
+    if passed(deadline) {
+        return Err(status::client_deadline());
+    }
+    Ok(permit)
+}
+
+/// The handler's result as the call's answer: errors mapped to `Status`, a response over
+/// `limits.max_response_bytes` refused, one over [`COMPRESS_MAX_BYTES`] sent uncompressed.
+fn respond<Resp: prost::Message, E: Into<Status>>(
+    limits: ServiceLimits,
+    result: Result<Resp, E>,
+) -> Result<Response<Resp>, Status> {
     let response = result.map_err(Into::into)?;
     let length = response.encoded_len();
     if length > limits.max_response_bytes {

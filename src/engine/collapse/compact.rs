@@ -598,7 +598,11 @@ impl CompactGame {
     /// Calls `visit(slot, seed, members)` for every group of at least `min_group` cells
     /// (`min_group >= 2`), plane by plane, then by its first cell column-major, until `visit`
     /// returns false; `seed` is the group's first cell column-major.
-    fn scan_groups(&self, min_group: usize, mut visit: impl FnMut(usize, Bits, Bits) -> bool) {
+    pub(super) fn scan_groups(
+        &self,
+        min_group: usize,
+        mut visit: impl FnMut(usize, Bits, Bits) -> bool,
+    ) {
         for (slot, &plane) in self.planes().iter().enumerate() {
             let mut candidates = paired(plane);
             while !is_empty(candidates) {
@@ -711,6 +715,148 @@ impl CompactGame {
         let mut rest = rng.random_range(0..groups);
         let mut drawn = None;
         self.scan_groups(min_group, |slot, seed, members| {
+            if rest > 0 {
+                rest -= 1;
+                return true;
+            }
+            let (word, bit) = lowest(seed);
+            drawn = Some((slot, word, bit, members));
+            false
+        });
+        drawn
+    }
+
+    /// The legal groups (at least `min_group` cells, `min_group >= 2`) as the search of
+    /// [`solve`](super::solve) uses them: each group's first cell row-major (the
+    /// representative [`legal_groups`](super::legal_groups) reports), appended to `out` in
+    /// scan order (plane by plane, then column-major).
+    pub(super) fn representatives_into(&self, min_group: usize, out: &mut Vec<Position>) {
+        self.scan_groups(min_group, |_, _, members| {
+            let (word, bit) = first_row_major(members);
+            out.push(self.position(word, bit));
+            true
+        });
+    }
+
+    /// Taps the group holding `position` whatever its size (the caller knows it is legal):
+    /// clears it, applies gravity and closes empty columns. Returns its size in cells; 0 (and
+    /// nothing changed) when `position` is off the board or empty.
+    pub(super) fn tap_at(&mut self, position: Position) -> usize {
+        let (width, height) = (self.width(), self.height());
+        let (row, col) = (position.row as usize, position.col as usize);
+        if row >= height || col >= width {
+            return 0;
+        }
+        let cell = single(col / 4, (16 * (col % 4) + height - 1 - row) as u32);
+        let Some(slot) = self
+            .planes()
+            .iter()
+            .position(|&plane| !is_empty(and(plane, cell)))
+        else {
+            return 0;
+        };
+        let members = flood(self.planes[slot], cell);
+        self.remove(members);
+        count(members) as usize
+    }
+
+    /// The slot of the colour with the most tiles (the lowest slot on a tie), or `None` on an
+    /// empty board: the tabu colour of a TabuColorRandom playout.
+    pub(super) fn most_frequent_slot(&self) -> Option<usize> {
+        let mut best: Option<(usize, u32)> = None;
+        for (slot, &plane) in self.planes().iter().enumerate() {
+            let n = count(plane);
+            if n > 0 && best.is_none_or(|(_, m)| n > m) {
+                best = Some((slot, n));
+            }
+        }
+        best.map(|(slot, _)| slot)
+    }
+
+    /// [`tap_random`](Self::tap_random) that never draws a group of plane `tabu` while a legal
+    /// group of another colour exists (TabuColorRandom, Schadd et al. 2008): the draw is
+    /// uniform among the legal groups of the other colours, and among all legal groups when
+    /// only the tabu colour has one.
+    pub(super) fn tap_random_avoiding<R: Rng + ?Sized>(
+        &mut self,
+        min_group: MinGroup,
+        tabu: Option<usize>,
+        rng: &mut R,
+    ) -> Option<TapGroup> {
+        let drawn = if min_group == MinGroup::DEFAULT {
+            self.draw_pairwise_avoiding(tabu, rng)
+                .or_else(|| self.draw_pairwise(rng))
+        } else {
+            self.draw_counted_avoiding(min_group.get(), tabu, rng)
+                .or_else(|| self.draw_counted(min_group.get(), rng))
+        };
+        let (slot, word, bit, members) = drawn?;
+        let group = TapGroup {
+            position: self.position(word, bit),
+            color: self.palette[slot],
+            size: count(members) as usize,
+        };
+        self.remove(members);
+        Some(group)
+    }
+
+    /// [`draw_pairwise`](Self::draw_pairwise) over every plane but `tabu`; `None` when those
+    /// planes have no group of two or more.
+    fn draw_pairwise_avoiding<R: Rng + ?Sized>(
+        &self,
+        tabu: Option<usize>,
+        rng: &mut R,
+    ) -> Option<(usize, usize, u32, Bits)> {
+        let mut counts = [0u32; 16];
+        let mut total = 0;
+        for (slot, &plane) in self.planes().iter().enumerate() {
+            if Some(slot) != tabu {
+                counts[slot] = count(paired(plane));
+                total += counts[slot];
+            }
+        }
+        if total == 0 {
+            return None;
+        }
+        loop {
+            let mut index = rng.random_range(0..total);
+            let mut slot = 0;
+            while index >= counts[slot] {
+                index -= counts[slot];
+                slot += 1;
+            }
+            let plane = self.planes[slot];
+            let (word, bit) = select(paired(plane), index);
+            let members = flood(plane, single(word, bit));
+            let size = count(members);
+            if size == 2 || rng.random_range(0..size) < 2 {
+                return Some((slot, word, bit, members));
+            }
+        }
+    }
+
+    /// [`draw_counted`](Self::draw_counted) over every plane but `tabu`; `None` when those
+    /// planes have no legal group.
+    fn draw_counted_avoiding<R: Rng + ?Sized>(
+        &self,
+        min_group: usize,
+        tabu: Option<usize>,
+        rng: &mut R,
+    ) -> Option<(usize, usize, u32, Bits)> {
+        let mut groups = 0;
+        self.scan_groups(min_group, |slot, _, _| {
+            groups += u32::from(Some(slot) != tabu);
+            true
+        });
+        if groups == 0 {
+            return None;
+        }
+        let mut rest = rng.random_range(0..groups);
+        let mut drawn = None;
+        self.scan_groups(min_group, |slot, seed, members| {
+            if Some(slot) == tabu {
+                return true;
+            }
             if rest > 0 {
                 rest -= 1;
                 return true;

@@ -11,14 +11,25 @@
 //! [`SettledBoard`] when it fits (only the tapped colour and the occupied cells for a tap), else
 //! the column bitboards, and record what the API reports (cleared cells, falls, column shifts).
 //! The property tests hold both paths to a scalar reference on every size 1..=64.
+//!
+//! On top of the rules: [`solve()`] (Nested Monte-Carlo Search with TabuColorRandom playouts, in
+//! [`solve`](mod@solve)) and [`replay()`] (a whole game checked at once, with [`board_digest`]).
 
 pub mod bitboard;
 pub mod compact;
 pub mod playout;
+pub mod replay;
+pub mod solve;
 
 pub use bitboard::{CollapseGame, TapGroup};
 pub use compact::{COMPACT_SIDE, CompactGame};
 pub use playout::CollapsePlayout;
+pub use replay::{
+    MAX_REPLAY_TAPS, RefusedTap, Replay, ReplayedMove, TapRefusal, board_digest, replay,
+};
+pub use solve::{
+    NodeBudget, Solution, SolveControl, SolveLevel, SolveOptions, SolveStop, SolvedMove, solve,
+};
 
 use super::board::{Board, Position};
 use super::error::{EngineError, TapRejection};
