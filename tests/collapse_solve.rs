@@ -401,7 +401,11 @@ async fn clocks_stop_the_search_with_the_best_game_so_far() {
     };
     let solved = client.solve(request.clone()).await.unwrap().into_inner();
     assert_eq!(solved.stop, proto::SolveStop::TimeLimit as i32);
-    assert!(solved.elapsed_micros >= 300_000 && solved.elapsed_micros < 2_000_000);
+    assert!(
+        solved.elapsed_micros >= 300_000 && solved.elapsed_micros < 2_000_000,
+        "elapsed {} µs",
+        solved.elapsed_micros
+    );
     check_solution_replays(&start, samegame(), 2, &solved);
     let mut call = tonic::Request::new(CollapseSolveRequest {
         max_millis: 0,

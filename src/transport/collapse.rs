@@ -131,7 +131,9 @@ pub fn solve(
         tiles_left: solution.tiles_left as u32,
         nodes: solution.nodes,
         playouts: solution.playouts,
-        elapsed_micros: u64::try_from(solution.elapsed.as_micros()).unwrap_or(u64::MAX),
+        // From the instant `max_millis` counts from, so a search stopped by it reports at
+        // least `max_millis`.
+        elapsed_micros: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
         stop: proto::SolveStop::from(solution.stop).into(),
         levels_completed: solution.levels_completed,
     })
