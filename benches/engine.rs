@@ -9,6 +9,9 @@ use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use matchgrid::engine::collapse::{CollapseGame, CollapsePlayout, CompactGame};
+use matchgrid::engine::level::{
+    LevelBoard, PieceKind, StableLevel, generate_level_board, level_valid_swaps, resolve_level_swap,
+};
 use matchgrid::engine::{
     self, Board, CascadeOptions, GenerationSize, MinGroup, Refill, ScoringRule, SettledBoard,
     StableBoard, Swap,
@@ -227,6 +230,82 @@ fn bench_swap(c: &mut Criterion) {
     }
 }
 
+/// Stable 9x9, 6-colour level boards with about 10% holes (a random mask) and about 10% of
+/// their tiles turned special (striped, wrapped or colour bomb, uniformly), each with its first
+/// valid swap (a combination when one comes first).
+fn level_boards(count: u64) -> Vec<(StableLevel, Swap)> {
+    let size = GenerationSize::for_swap(9, 9, 6).unwrap();
+    let mut boards = Vec::new();
+    let mut seed = 0u64;
+    while boards.len() < count as usize {
+        seed += 1;
+        let mut rng = engine::rng_from_seed(seed);
+        let holes: Vec<bool> = (0..81).map(|_| rng.random_bool(0.1)).collect();
+        let Ok((level, _)) = generate_level_board(size, 1, holes, &mut rng) else {
+            continue;
+        };
+        let level = level.into_level();
+        let mut cells = level.board().cells().to_vec();
+        let mut kinds = level.kinds().to_vec();
+        for index in 0..cells.len() {
+            if level.is_tile(index) && rng.random_bool(0.1) {
+                kinds[index] = match rng.random_range(0..4) {
+                    0 => PieceKind::StripedH,
+                    1 => PieceKind::StripedV,
+                    2 => PieceKind::Wrapped,
+                    _ => {
+                        cells[index] = 0;
+                        PieceKind::ColorBomb
+                    }
+                };
+            }
+        }
+        let cells: Vec<u32> = cells.into_iter().map(u32::from).collect();
+        let board = Board::from_raw(9, 9, &cells).unwrap();
+        let Ok(special) = LevelBoard::new(board, level.holes().to_vec(), kinds) else {
+            continue;
+        };
+        let Ok(stable) = StableLevel::try_from(special) else {
+            continue;
+        };
+        if let Some(&(swap, _)) = level_valid_swaps(&stable).first() {
+            boards.push((stable, swap));
+        }
+    }
+    boards
+}
+
+/// A full turn on a level board (holes and special pieces, cell by cell), as `ResolveCascade`
+/// runs it: judge, resolve with random refill recording every step, judge the final board.
+/// Compare with `swap_9x9_6c/full_turn_recorded` and `full_turn` on plain boards.
+fn bench_levels(c: &mut Criterion) {
+    let mut group = c.benchmark_group("level_9x9_6c_10pct_holes_10pct_specials");
+    group.throughput(Throughput::Elements(1));
+    let boards = level_boards(64);
+    let options = CascadeOptions {
+        refill: Refill::Random { colors: 6 },
+        auto_shuffle: true,
+        max_steps: 1000,
+    };
+    let mut next = 0usize;
+    group.bench_function("full_turn_recorded", |b| {
+        b.iter_batched(
+            || {
+                next = (next + 1) % boards.len();
+                (boards[next].clone(), next as u64)
+            },
+            |((level, swap), seed)| {
+                black_box(
+                    resolve_level_swap(level, swap, options, &mut engine::rng_from_seed(seed))
+                        .unwrap(),
+                )
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
 fn collapse_boards(size: u32, count: u64) -> Vec<SettledBoard> {
     (0..count)
         .map(|seed| {
@@ -377,6 +456,7 @@ criterion_group!(
     bench_rng,
     bench_seed_workloads,
     bench_swap,
+    bench_levels,
     bench_collapse,
     bench_playouts
 );
