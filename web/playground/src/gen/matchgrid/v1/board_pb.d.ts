@@ -8,7 +8,7 @@
 // @generated from file matchgrid/v1/board.proto (package matchgrid.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
@@ -44,6 +44,36 @@ export declare type Board = Message<"matchgrid.v1.Board"> & {
    * @generated from field: repeated uint32 cells = 3;
    */
   cells: number[];
+
+  /**
+   * Optional hole mask (swap family only; docs/rules.md section 6): empty, or exactly
+   * `width * height` flags, row-major like `cells`; `true` marks a cell that is not part of the
+   * level. A hole holds no tile (its `cells` value must be 0, else INVALID_ARGUMENT naming
+   * `board.cells[i]`), never matches, breaks runs, and tiles fall through it. A wrong count is
+   * INVALID_ARGUMENT naming `board.holes`. The collapse family refuses a non-empty mask
+   * (INVALID_ARGUMENT naming `board.holes`).
+   *
+   * A board with a non-empty `holes` or `kinds` is a *level board*: every board the swap
+   * family sends back for it carries both lists in full (`width * height` entries each), and
+   * specials are created by its cascades. A board with both lists empty is a plain board and
+   * behaves exactly as in sections 1-2 (no specials are ever created on it).
+   *
+   * @generated from field: repeated bool holes = 4;
+   */
+  holes: boolean[];
+
+  /**
+   * Optional per-cell piece kinds (swap family only; docs/rules.md section 6): empty (every
+   * tile NORMAL), or exactly `width * height` values, row-major like `cells`. A colour bomb is
+   * `cells` value 0 with kind COLOR_BOMB; striped and wrapped tiles carry a colour 1..=16; an
+   * empty cell or a hole is 0 with kind NORMAL. Violations are INVALID_ARGUMENT: a wrong count
+   * names `board.kinds`; an unknown value, or a striped/wrapped kind on an empty cell or a hole,
+   * or a bomb on a hole, names `board.kinds[i]`; a colour on a bomb names `board.cells[i]`.
+   * The collapse family refuses a non-empty list (INVALID_ARGUMENT naming `board.kinds`).
+   *
+   * @generated from field: repeated matchgrid.v1.PieceKind kinds = 5;
+   */
+  kinds: PieceKind[];
 };
 
 /**
@@ -51,6 +81,42 @@ export declare type Board = Message<"matchgrid.v1.Board"> & {
  * Use `create(BoardSchema)` to create a new message.
  */
 export declare const BoardSchema: GenMessage<Board>;
+
+/**
+ * A special piece at a cell: one fired or created in a cascade step.
+ *
+ * @generated from message matchgrid.v1.Special
+ */
+export declare type Special = Message<"matchgrid.v1.Special"> & {
+  /**
+   * Where the piece is (fired: where it was cleared; created: where it was placed).
+   *
+   * @generated from field: matchgrid.v1.Position position = 1;
+   */
+  position?: Position | undefined;
+
+  /**
+   * Its kind; for a fired piece, the kind it fired as (a bomb + striped combination makes
+   * tiles fire as STRIPED_H/STRIPED_V, a bomb + wrapped one as WRAPPED). Never UNSPECIFIED.
+   *
+   * @generated from field: matchgrid.v1.PieceKind kind = 2;
+   */
+  kind: PieceKind;
+
+  /**
+   * Its colour, 1..=16, or 0 for a colour bomb (and for a tile fired as another kind by a
+   * combination, its own colour).
+   *
+   * @generated from field: uint32 color = 3;
+   */
+  color: number;
+};
+
+/**
+ * Describes the message matchgrid.v1.Special.
+ * Use `create(SpecialSchema)` to create a new message.
+ */
+export declare const SpecialSchema: GenMessage<Special>;
 
 /**
  * A cell address on a board, zero-based. Valid when `row < height` and `col < width`.
@@ -106,4 +172,61 @@ export declare type Fall = Message<"matchgrid.v1.Fall"> & {
  * Use `create(FallSchema)` to create a new message.
  */
 export declare const FallSchema: GenMessage<Fall>;
+
+/**
+ * The kind of a piece (docs/rules.md section 6). Striped and wrapped pieces have a colour and
+ * match like plain tiles of it; a colour bomb has no colour and never matches.
+ *
+ * @generated from enum matchgrid.v1.PieceKind
+ */
+export enum PieceKind {
+  /**
+   * NORMAL: a plain tile; also the kind of an empty cell and of a hole. Responses always send
+   * this value (0) for plain tiles, never PIECE_KIND_NORMAL.
+   *
+   * @generated from enum value: PIECE_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Same as UNSPECIFIED, accepted on input so requests read well; never sent.
+   *
+   * @generated from enum value: PIECE_KIND_NORMAL = 1;
+   */
+  NORMAL = 1,
+
+  /**
+   * Striped, firing along its row: clears every tile of its row.
+   *
+   * @generated from enum value: PIECE_KIND_STRIPED_H = 2;
+   */
+  STRIPED_H = 2,
+
+  /**
+   * Striped, firing along its column: clears every tile of its column (holes do not stop it).
+   *
+   * @generated from enum value: PIECE_KIND_STRIPED_V = 3;
+   */
+  STRIPED_V = 3,
+
+  /**
+   * Wrapped: clears the 3x3 square centred on it (clipped to the board).
+   *
+   * @generated from enum value: PIECE_KIND_WRAPPED = 4;
+   */
+  WRAPPED = 4,
+
+  /**
+   * Colour bomb (its `cells` value is 0): fired, clears every tile of the most common colour on
+   * the board at the start of the step (ties: the lowest colour number).
+   *
+   * @generated from enum value: PIECE_KIND_COLOR_BOMB = 5;
+   */
+  COLOR_BOMB = 5,
+}
+
+/**
+ * Describes the enum matchgrid.v1.PieceKind.
+ */
+export declare const PieceKindSchema: GenEnum<PieceKind>;
 

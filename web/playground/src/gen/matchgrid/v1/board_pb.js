@@ -8,13 +8,13 @@
 // @generated from file matchgrid/v1/board.proto (package matchgrid.v1, syntax proto3)
 /* eslint-disable */
 
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, tsEnum } from "@bufbuild/protobuf/codegenv2";
 
 /**
  * Describes the file matchgrid/v1/board.proto.
  */
 export const file_matchgrid_v1_board = /*@__PURE__*/
-  fileDesc("ChhtYXRjaGdyaWQvdjEvYm9hcmQucHJvdG8SDG1hdGNoZ3JpZC52MSI1CgVCb2FyZBINCgV3aWR0aBgBIAEoDRIOCgZoZWlnaHQYAiABKA0SDQoFY2VsbHMYAyADKA0iJAoIUG9zaXRpb24SCwoDcm93GAEgASgNEgsKA2NvbBgCIAEoDSJQCgRGYWxsEiQKBGZyb20YASABKAsyFi5tYXRjaGdyaWQudjEuUG9zaXRpb24SIgoCdG8YAiABKAsyFi5tYXRjaGdyaWQudjEuUG9zaXRpb25iBnByb3RvMw");
+  fileDesc("ChhtYXRjaGdyaWQvdjEvYm9hcmQucHJvdG8SDG1hdGNoZ3JpZC52MSJsCgVCb2FyZBINCgV3aWR0aBgBIAEoDRIOCgZoZWlnaHQYAiABKA0SDQoFY2VsbHMYAyADKA0SDQoFaG9sZXMYBCADKAgSJgoFa2luZHMYBSADKA4yFy5tYXRjaGdyaWQudjEuUGllY2VLaW5kImkKB1NwZWNpYWwSKAoIcG9zaXRpb24YASABKAsyFi5tYXRjaGdyaWQudjEuUG9zaXRpb24SJQoEa2luZBgCIAEoDjIXLm1hdGNoZ3JpZC52MS5QaWVjZUtpbmQSDQoFY29sb3IYAyABKA0iJAoIUG9zaXRpb24SCwoDcm93GAEgASgNEgsKA2NvbBgCIAEoDSJQCgRGYWxsEiQKBGZyb20YASABKAsyFi5tYXRjaGdyaWQudjEuUG9zaXRpb24SIgoCdG8YAiABKAsyFi5tYXRjaGdyaWQudjEuUG9zaXRpb24qpQEKCVBpZWNlS2luZBIaChZQSUVDRV9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRUElFQ0VfS0lORF9OT1JNQUwQARIYChRQSUVDRV9LSU5EX1NUUklQRURfSBACEhgKFFBJRUNFX0tJTkRfU1RSSVBFRF9WEAMSFgoSUElFQ0VfS0lORF9XUkFQUEVEEAQSGQoVUElFQ0VfS0lORF9DT0xPUl9CT01CEAViBnByb3RvMw");
 
 /**
  * Describes the message matchgrid.v1.Board.
@@ -24,16 +24,38 @@ export const BoardSchema = /*@__PURE__*/
   messageDesc(file_matchgrid_v1_board, 0);
 
 /**
+ * Describes the message matchgrid.v1.Special.
+ * Use `create(SpecialSchema)` to create a new message.
+ */
+export const SpecialSchema = /*@__PURE__*/
+  messageDesc(file_matchgrid_v1_board, 1);
+
+/**
  * Describes the message matchgrid.v1.Position.
  * Use `create(PositionSchema)` to create a new message.
  */
 export const PositionSchema = /*@__PURE__*/
-  messageDesc(file_matchgrid_v1_board, 1);
+  messageDesc(file_matchgrid_v1_board, 2);
 
 /**
  * Describes the message matchgrid.v1.Fall.
  * Use `create(FallSchema)` to create a new message.
  */
 export const FallSchema = /*@__PURE__*/
-  messageDesc(file_matchgrid_v1_board, 2);
+  messageDesc(file_matchgrid_v1_board, 3);
+
+/**
+ * Describes the enum matchgrid.v1.PieceKind.
+ */
+export const PieceKindSchema = /*@__PURE__*/
+  enumDesc(file_matchgrid_v1_board, 0);
+
+/**
+ * The kind of a piece (docs/rules.md section 6). Striped and wrapped pieces have a colour and
+ * match like plain tiles of it; a colour bomb has no colour and never matches.
+ *
+ * @generated from enum matchgrid.v1.PieceKind
+ */
+export const PieceKind = /*@__PURE__*/
+  tsEnum(PieceKindSchema);
 

@@ -364,6 +364,471 @@ export declare type CollapseCheckDeadStateResponse = Message<"matchgrid.v1.Colla
 export declare const CollapseCheckDeadStateResponseSchema: GenMessage<CollapseCheckDeadStateResponse>;
 
 /**
+ * Solve: the best tap sequence found for a board.
+ *
+ * Method: Nested Monte-Carlo Search (T. Cazenave, "Nested Monte-Carlo Search", IJCAI 2009). A
+ * level-0 search is one random playout to game over; a level-L search tries every legal move,
+ * runs a level-(L-1) search after each, and plays the first move of the best sequence found so
+ * far (memorised, so the score never drops), until game over. Playouts are TabuColorRandom (M.
+ * Schadd et al., "Single-Player Monte-Carlo Tree Search", Computers and Games 2008): the colour
+ * with the most tiles at the start of a playout is tapped only when no other colour has a legal
+ * group (uniformly random playouts under CLICKOMANIA). Levels 1, 2, ..., `level` run in turn,
+ * each starting from the best game so far; one playout always runs first, so every answer is a
+ * whole game.
+ *
+ * Effort: a *node* is one tap applied by the search (in the tree or a playout). Limits are
+ * checked before each playout: the node budget (overshot by at most one playout), `max_millis`,
+ * the request's deadline and cancellation. With the budget and the seed fixed the answer is the
+ * same on every run and machine; `max_millis` and the deadline are the non-deterministic knobs:
+ * when one stops the search it returns the best game found so far and says so in `stop`.
+ *
+ * Cost: about 5 million nodes a second on one core on 15x15 (boards of at most 16x16); larger
+ * boards are several times slower per node. The search runs on the server's blocking pool,
+ * holding one heavy-work slot (RESOURCE_EXHAUSTED `HEAVY_WORK_BUSY` when none frees up in
+ * time). It stops a little before the client's deadline (`grpc-timeout`) and the server's
+ * request timeout (`--request-timeout`, default 5 s), answering with `stop =
+ * SOLVE_STOP_DEADLINE`, and stops as soon as the client cancels.
+ *
+ * @generated from message matchgrid.v1.CollapseSolveRequest
+ */
+export declare type CollapseSolveRequest = Message<"matchgrid.v1.CollapseSolveRequest"> & {
+  /**
+   * A settled board; otherwise FAILED_PRECONDITION. Sides 1..=64.
+   *
+   * @generated from field: matchgrid.v1.Board board = 1;
+   */
+  board?: Board | undefined;
+
+  /**
+   * Scoring rule maximised (move scores plus the end adjustment); default POPSTAR.
+   *
+   * @generated from field: matchgrid.v1.ScoringRule scoring = 2;
+   */
+  scoring: ScoringRule;
+
+  /**
+   * Minimum group size for a legal tap; unset or 0 means 2; 2..=4096.
+   *
+   * @generated from field: uint32 min_group = 3;
+   */
+  minGroup: number;
+
+  /**
+   * Seed of the playouts' random stream (ChaCha8).
+   *
+   * @generated from field: uint64 seed = 4;
+   */
+  seed: bigint;
+
+  /**
+   * Node budget: taps the search may apply; unset or 0 means 1,000,000 (about 0.2 s on 15x15);
+   * 1..=10,000,000,000, beyond is INVALID_ARGUMENT naming `max_nodes`.
+   *
+   * @generated from field: uint64 max_nodes = 5;
+   */
+  maxNodes: bigint;
+
+  /**
+   * Wall-clock cap in milliseconds: the search returns its best game when it passes (stop =
+   * SOLVE_STOP_TIME_LIMIT). The one non-deterministic knob besides the deadline. Unset or 0
+   * means none; at most 3,600,000, beyond is INVALID_ARGUMENT naming `max_millis`.
+   *
+   * @generated from field: uint32 max_millis = 6;
+   */
+  maxMillis: number;
+
+  /**
+   * Highest NMCS level; unset or 0 means 2; 1..=5, beyond is INVALID_ARGUMENT naming `level`.
+   * Level 2 completes in about 10^8 nodes on 15x15; level 3 needs orders of magnitude more and
+   * is useful with large budgets or small boards.
+   *
+   * @generated from field: uint32 level = 7;
+   */
+  level: number;
+};
+
+/**
+ * Describes the message matchgrid.v1.CollapseSolveRequest.
+ * Use `create(CollapseSolveRequestSchema)` to create a new message.
+ */
+export declare const CollapseSolveRequestSchema: GenMessage<CollapseSolveRequest>;
+
+/**
+ * One tap of a solution.
+ *
+ * @generated from message matchgrid.v1.CollapseSolveMove
+ */
+export declare type CollapseSolveMove = Message<"matchgrid.v1.CollapseSolveMove"> & {
+  /**
+   * The group's representative (first cell row-major) on the board before this tap, as
+   * CheckDeadState lists it; a Tap here clears the group.
+   *
+   * @generated from field: matchgrid.v1.Position position = 1;
+   */
+  position?: Position | undefined;
+
+  /**
+   * The group's colour, 1..=16.
+   *
+   * @generated from field: uint32 color = 2;
+   */
+  color: number;
+
+  /**
+   * Cells cleared, >= min_group.
+   *
+   * @generated from field: uint32 size = 3;
+   */
+  size: number;
+
+  /**
+   * The move's score under the rule.
+   *
+   * @generated from field: uint64 move_score = 4;
+   */
+  moveScore: bigint;
+};
+
+/**
+ * Describes the message matchgrid.v1.CollapseSolveMove.
+ * Use `create(CollapseSolveMoveSchema)` to create a new message.
+ */
+export declare const CollapseSolveMoveSchema: GenMessage<CollapseSolveMove>;
+
+/**
+ * @generated from message matchgrid.v1.CollapseSolveResponse
+ */
+export declare type CollapseSolveResponse = Message<"matchgrid.v1.CollapseSolveResponse"> & {
+  /**
+   * The taps in order: Tap calls in sequence (or ReplayGame) with these positions reproduce
+   * `score` and `board`. The last leaves no legal group; empty when the board has none.
+   *
+   * @generated from field: repeated matchgrid.v1.CollapseSolveMove moves = 1;
+   */
+  moves: CollapseSolveMove[];
+
+  /**
+   * Sum of the move scores plus `end_bonus`.
+   *
+   * @generated from field: int64 score = 2;
+   */
+  score: bigint;
+
+  /**
+   * The rule's end adjustment for the final board (the game is over there).
+   *
+   * @generated from field: int64 end_bonus = 3;
+   */
+  endBonus: bigint;
+
+  /**
+   * The board after the last tap.
+   *
+   * @generated from field: matchgrid.v1.Board board = 4;
+   */
+  board?: Board | undefined;
+
+  /**
+   * Tiles left on `board`.
+   *
+   * @generated from field: uint32 tiles_left = 5;
+   */
+  tilesLeft: number;
+
+  /**
+   * Taps the search applied (tree and playouts).
+   *
+   * @generated from field: uint64 nodes = 6;
+   */
+  nodes: bigint;
+
+  /**
+   * Playouts run.
+   *
+   * @generated from field: uint64 playouts = 7;
+   */
+  playouts: bigint;
+
+  /**
+   * Wall-clock time of the call's handling (parsing and search), in microseconds, counted from
+   * the instant `max_millis` counts from: a search stopped by it reports at least that.
+   *
+   * @generated from field: uint64 elapsed_micros = 8;
+   */
+  elapsedMicros: bigint;
+
+  /**
+   * Why the search stopped.
+   *
+   * @generated from field: matchgrid.v1.SolveStop stop = 9;
+   */
+  stop: SolveStop;
+
+  /**
+   * NMCS levels that ran to the end, 0..=level.
+   *
+   * @generated from field: uint32 levels_completed = 10;
+   */
+  levelsCompleted: number;
+};
+
+/**
+ * Describes the message matchgrid.v1.CollapseSolveResponse.
+ * Use `create(CollapseSolveResponseSchema)` to create a new message.
+ */
+export declare const CollapseSolveResponseSchema: GenMessage<CollapseSolveResponse>;
+
+/**
+ * ReplayGame: a whole game checked in one call. The response is what Tap calls in sequence
+ * would give, each on the board the previous one returned: the move scores, the final board,
+ * game over and the end bonus as the last Tap reports it. The first tap that Tap would refuse
+ * stops the replay: it is reported in `rejected` (not as an error), the taps before it are
+ * reported and applied, none after it.
+ *
+ * @generated from message matchgrid.v1.CollapseReplayGameRequest
+ */
+export declare type CollapseReplayGameRequest = Message<"matchgrid.v1.CollapseReplayGameRequest"> & {
+  /**
+   * Where the game starts: a settled board (FAILED_PRECONDITION otherwise), or a generation
+   * request whose board (exactly GenerateBoard's for the same request) is the start. Required.
+   *
+   * @generated from oneof matchgrid.v1.CollapseReplayGameRequest.start
+   */
+  start: {
+    /**
+     * A settled board, sides 1..=64.
+     *
+     * @generated from field: matchgrid.v1.Board board = 1;
+     */
+    value: Board;
+    case: "board";
+  } | {
+    /**
+     * Generate the starting board as GenerateBoard does.
+     *
+     * @generated from field: matchgrid.v1.CollapseGenerateBoardRequest generate = 2;
+     */
+    value: CollapseGenerateBoardRequest;
+    case: "generate";
+  } | { case: undefined; value?: undefined };
+
+  /**
+   * Scoring rule; default POPSTAR.
+   *
+   * @generated from field: matchgrid.v1.ScoringRule scoring = 3;
+   */
+  scoring: ScoringRule;
+
+  /**
+   * Minimum group size for a legal tap and for game over; unset or 0 means 2; 2..=4096.
+   *
+   * @generated from field: uint32 min_group = 4;
+   */
+  minGroup: number;
+
+  /**
+   * The taps, in order. At most 2048 (the most any game has: every tap clears at least two of
+   * at most 4096 tiles); more is INVALID_ARGUMENT naming `taps`.
+   *
+   * @generated from field: repeated matchgrid.v1.Position taps = 5;
+   */
+  taps: Position[];
+};
+
+/**
+ * Describes the message matchgrid.v1.CollapseReplayGameRequest.
+ * Use `create(CollapseReplayGameRequestSchema)` to create a new message.
+ */
+export declare const CollapseReplayGameRequestSchema: GenMessage<CollapseReplayGameRequest>;
+
+/**
+ * One applied tap, with what Tap reports for it (less the cell lists).
+ *
+ * @generated from message matchgrid.v1.CollapseReplayMove
+ */
+export declare type CollapseReplayMove = Message<"matchgrid.v1.CollapseReplayMove"> & {
+  /**
+   * The tap as given.
+   *
+   * @generated from field: matchgrid.v1.Position position = 1;
+   */
+  position?: Position | undefined;
+
+  /**
+   * Colour of the cleared group.
+   *
+   * @generated from field: uint32 color = 2;
+   */
+  color: number;
+
+  /**
+   * Cells cleared (Tap's `cleared` count).
+   *
+   * @generated from field: uint32 cleared = 3;
+   */
+  cleared: number;
+
+  /**
+   * Score of this move alone.
+   *
+   * @generated from field: uint64 move_score = 4;
+   */
+  moveScore: bigint;
+
+  /**
+   * Tiles left after the move.
+   *
+   * @generated from field: uint32 tiles_left = 5;
+   */
+  tilesLeft: number;
+
+  /**
+   * True when no legal group is left after the move.
+   *
+   * @generated from field: bool game_over = 6;
+   */
+  gameOver: boolean;
+
+  /**
+   * When game_over, the rule's end adjustment; 0 otherwise.
+   *
+   * @generated from field: int64 end_bonus = 7;
+   */
+  endBonus: bigint;
+
+  /**
+   * move_score + end_bonus: Tap's `total_score` for this move.
+   *
+   * @generated from field: int64 total_score = 8;
+   */
+  totalScore: bigint;
+};
+
+/**
+ * Describes the message matchgrid.v1.CollapseReplayMove.
+ * Use `create(CollapseReplayMoveSchema)` to create a new message.
+ */
+export declare const CollapseReplayMoveSchema: GenMessage<CollapseReplayMove>;
+
+/**
+ * The first tap Tap would refuse.
+ *
+ * @generated from message matchgrid.v1.CollapseReplayRejection
+ */
+export declare type CollapseReplayRejection = Message<"matchgrid.v1.CollapseReplayRejection"> & {
+  /**
+   * Its index in `taps`, 0-based.
+   *
+   * @generated from field: uint32 index = 1;
+   */
+  index: number;
+
+  /**
+   * The tap as given.
+   *
+   * @generated from field: matchgrid.v1.Position position = 2;
+   */
+  position?: Position | undefined;
+
+  /**
+   * Why.
+   *
+   * @generated from field: matchgrid.v1.TapRejection reason = 3;
+   */
+  reason: TapRejection;
+
+  /**
+   * For GROUP_TOO_SMALL, the size of the tapped cell's group; 0 otherwise.
+   *
+   * @generated from field: uint32 group_size = 4;
+   */
+  groupSize: number;
+};
+
+/**
+ * Describes the message matchgrid.v1.CollapseReplayRejection.
+ * Use `create(CollapseReplayRejectionSchema)` to create a new message.
+ */
+export declare const CollapseReplayRejectionSchema: GenMessage<CollapseReplayRejection>;
+
+/**
+ * @generated from message matchgrid.v1.CollapseReplayGameResponse
+ */
+export declare type CollapseReplayGameResponse = Message<"matchgrid.v1.CollapseReplayGameResponse"> & {
+  /**
+   * The applied taps in order: all of them, or those before `rejected`.
+   *
+   * @generated from field: repeated matchgrid.v1.CollapseReplayMove moves = 1;
+   */
+  moves: CollapseReplayMove[];
+
+  /**
+   * Sum of the applied moves' scores plus `end_bonus`.
+   *
+   * @generated from field: int64 total_score = 2;
+   */
+  totalScore: bigint;
+
+  /**
+   * The board after the applied taps.
+   *
+   * @generated from field: matchgrid.v1.Board board = 3;
+   */
+  board?: Board | undefined;
+
+  /**
+   * Tiles left on `board`.
+   *
+   * @generated from field: uint32 tiles_left = 4;
+   */
+  tilesLeft: number;
+
+  /**
+   * True when `board` has no legal group.
+   *
+   * @generated from field: bool game_over = 5;
+   */
+  gameOver: boolean;
+
+  /**
+   * When game_over, the rule's end adjustment for `board` (what the last Tap reports, or
+   * CheckDeadState when no tap applied); 0 otherwise.
+   *
+   * @generated from field: int64 end_bonus = 6;
+   */
+  endBonus: bigint;
+
+  /**
+   * The first refused tap; absent when every tap applied.
+   *
+   * @generated from field: matchgrid.v1.CollapseReplayRejection rejected = 7;
+   */
+  rejected?: CollapseReplayRejection | undefined;
+
+  /**
+   * SHA-256 of `board`: its width and height as 4-byte little-endian unsigned integers, then
+   * one byte per cell in row-major order (0 empty, 1..=16 a colour); 32 bytes. Compare it with
+   * the digest of the board the client holds instead of comparing boards.
+   *
+   * @generated from field: bytes board_digest = 8;
+   */
+  boardDigest: Uint8Array;
+
+  /**
+   * The starting board when `generate` was given (GenerateBoard's board); absent otherwise.
+   *
+   * @generated from field: matchgrid.v1.Board start_board = 9;
+   */
+  startBoard?: Board | undefined;
+};
+
+/**
+ * Describes the message matchgrid.v1.CollapseReplayGameResponse.
+ * Use `create(CollapseReplayGameResponseSchema)` to create a new message.
+ */
+export declare const CollapseReplayGameResponseSchema: GenMessage<CollapseReplayGameResponse>;
+
+/**
  * How moves and the end of the game are scored. n = size of the cleared group, k = tiles left
  * when the game is over.
  *
@@ -414,6 +879,94 @@ export enum ScoringRule {
 export declare const ScoringRuleSchema: GenEnum<ScoringRule>;
 
 /**
+ * Why a search stopped.
+ *
+ * @generated from enum matchgrid.v1.SolveStop
+ */
+export enum SolveStop {
+  /**
+   * Not used.
+   *
+   * @generated from enum value: SOLVE_STOP_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Every level ran to the end (or the board had no legal group).
+   *
+   * @generated from enum value: SOLVE_STOP_COMPLETED = 1;
+   */
+  COMPLETED = 1,
+
+  /**
+   * The node budget was spent (deterministic).
+   *
+   * @generated from enum value: SOLVE_STOP_NODE_BUDGET = 2;
+   */
+  NODE_BUDGET = 2,
+
+  /**
+   * `max_millis` passed: the best game found so far.
+   *
+   * @generated from enum value: SOLVE_STOP_TIME_LIMIT = 3;
+   */
+  TIME_LIMIT = 3,
+
+  /**
+   * The client's deadline or the server's request timeout came near: the best game so far.
+   *
+   * @generated from enum value: SOLVE_STOP_DEADLINE = 4;
+   */
+  DEADLINE = 4,
+}
+
+/**
+ * Describes the enum matchgrid.v1.SolveStop.
+ */
+export declare const SolveStopSchema: GenEnum<SolveStop>;
+
+/**
+ * Why Tap would refuse a tap.
+ *
+ * @generated from enum matchgrid.v1.TapRejection
+ */
+export enum TapRejection {
+  /**
+   * Not used.
+   *
+   * @generated from enum value: TAP_REJECTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The position is off the board (Tap: INVALID_ARGUMENT naming `position`).
+   *
+   * @generated from enum value: TAP_REJECTION_OFF_BOARD = 1;
+   */
+  OFF_BOARD = 1,
+
+  /**
+   * The cell is empty (Tap: FAILED_PRECONDITION ILLEGAL_TAP, EMPTY_CELL).
+   *
+   * @generated from enum value: TAP_REJECTION_EMPTY_CELL = 2;
+   */
+  EMPTY_CELL = 2,
+
+  /**
+   * The cell's group is smaller than min_group (Tap: FAILED_PRECONDITION ILLEGAL_TAP,
+   * GROUP_TOO_SMALL). Every tap after game over is this or EMPTY_CELL.
+   *
+   * @generated from enum value: TAP_REJECTION_GROUP_TOO_SMALL = 3;
+   */
+  GROUP_TOO_SMALL = 3,
+}
+
+/**
+ * Describes the enum matchgrid.v1.TapRejection.
+ */
+export declare const TapRejectionSchema: GenEnum<TapRejection>;
+
+/**
  * Tap-to-clear rules engine. Stateless: every request carries the whole board.
  *
  * @generated from service matchgrid.v1.CollapsePuzzle
@@ -448,6 +1001,28 @@ export declare const CollapsePuzzle: GenService<{
     methodKind: "unary";
     input: typeof CollapseCheckDeadStateRequestSchema;
     output: typeof CollapseCheckDeadStateResponseSchema;
+  },
+  /**
+   * Searches for the highest-scoring tap sequence within a node budget (Nested Monte-Carlo
+   * Search with TabuColorRandom playouts); deterministic for a seed and budget.
+   *
+   * @generated from rpc matchgrid.v1.CollapsePuzzle.Solve
+   */
+  solve: {
+    methodKind: "unary";
+    input: typeof CollapseSolveRequestSchema;
+    output: typeof CollapseSolveResponseSchema;
+  },
+  /**
+   * Plays a whole list of taps at once, exactly as Tap calls in sequence would, stopping at the
+   * first illegal one; for verifying a finished game.
+   *
+   * @generated from rpc matchgrid.v1.CollapsePuzzle.ReplayGame
+   */
+  replayGame: {
+    methodKind: "unary";
+    input: typeof CollapseReplayGameRequestSchema;
+    output: typeof CollapseReplayGameResponseSchema;
   },
 }>;
 
