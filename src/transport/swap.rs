@@ -323,6 +323,169 @@ pub fn shuffle(request: proto::ShuffleRequest) -> Result<proto::ShuffleResponse,
     })
 }
 
+/// Most moves one `ReplayGame` takes: 1000. More is INVALID_ARGUMENT naming `moves`.
+pub const MAX_REPLAY_MOVES: usize = 1_000;
+
+/// The ResolveCascade request of a replayed move on `board`.
+fn move_request(board: proto::Board, play: &proto::SwapMove) -> proto::ResolveCascadeRequest {
+    proto::ResolveCascadeRequest {
+        board: Some(board),
+        swap: play.swap,
+        colors: play.colors,
+        seed: play.seed,
+        refill: play.refill,
+        auto_shuffle: play.auto_shuffle,
+        max_steps: play.max_steps,
+        include_step_boards: false,
+    }
+}
+
+/// The verdict an engine error says about a swap: OUT_OF_BOUNDS for an off-board swap
+/// position, the illegal-swap verdict, UNSPECIFIED for anything else.
+fn refusal_verdict(error: &EngineError) -> proto::SwapVerdict {
+    match error {
+        EngineError::PositionOffBoard {
+            field: "swap.a" | "swap.b",
+            ..
+        } => proto::SwapVerdict::OutOfBounds,
+        EngineError::IllegalSwap(rejection) => {
+            proto::SwapVerdict::from(engine::SwapVerdict::from(*rejection))
+        }
+        _ => proto::SwapVerdict::Unspecified,
+    }
+}
+
+/// The status ResolveCascade answers for `error` within `limits` (as
+/// [`resolve_cascade_bounded`] maps it).
+fn cascade_status(error: EngineError, limits: ServiceLimits) -> Status {
+    match error {
+        EngineError::CascadeStopped { steps } => {
+            super::status::cascade_too_large(steps, limits.max_response_bytes, false)
+        }
+        other => Status::from(other),
+    }
+}
+
+/// The SHA-256 digest of a swap-family board as ReplayGame documents it: the plain board
+/// digest, or the level digest for a board carrying `holes`/`kinds`.
+///
+/// # Errors
+/// As the board conversion (a malformed board).
+pub fn swap_board_digest(board: &proto::Board) -> Result<[u8; 32], EngineError> {
+    Ok(match swap_board_from_proto(Some(board.clone()))? {
+        SwapBoard::Plain(board) => engine::board_digest(&board),
+        SwapBoard::Level(level) => level::level_board_digest(&level),
+    })
+}
+
+/// ReplayGame, engine side: each move is the ResolveCascade request ([`move_request`]) on the
+/// board the previous one returned, resolved by the same function as ResolveCascade within
+/// `limits` (so its reply-size refusal is the same too).
+///
+/// # Errors
+/// INVALID_ARGUMENT for more than [`MAX_REPLAY_MOVES`] moves (naming `moves`), a missing start,
+/// a malformed board, or a generation request GenerateBoard refuses. Refused moves are not
+/// errors: the first is reported in the response.
+pub fn replay_game(
+    request: proto::SwapReplayGameRequest,
+    limits: ServiceLimits,
+) -> Result<proto::SwapReplayGameResponse, EngineError> {
+    use proto::swap_replay_game_request::Start;
+    if request.moves.len() > MAX_REPLAY_MOVES {
+        return Err(EngineError::InvalidParameter {
+            field: "moves",
+            reason: format!(
+                "at most {MAX_REPLAY_MOVES} moves per replay, got {}",
+                request.moves.len()
+            ),
+        });
+    }
+    let (start, generated) = match request.start {
+        Some(Start::Board(board)) => {
+            // Malformed boards fail the whole call; stability is the first move's business.
+            swap_board_from_proto(Some(board.clone()))?;
+            (board, false)
+        }
+        Some(Start::Generate(generate)) => {
+            let board = generate_board(generate)?
+                .board
+                .ok_or_else(|| super::convert::required("board"))?;
+            (board, true)
+        }
+        None => return Err(super::convert::required("start")),
+    };
+    let mut board = start.clone();
+    let mut moves = Vec::with_capacity(request.moves.len());
+    let mut total_score = 0u64;
+    let mut rejected = None;
+    for (index, play) in request.moves.iter().enumerate() {
+        match resolve_cascade_within(move_request(board.clone(), play), limits.max_response_bytes) {
+            Ok(response) => {
+                total_score = total_score.saturating_add(response.total_score);
+                moves.push(proto::SwapReplayMove {
+                    swap: play.swap,
+                    score: response.total_score,
+                    steps: response.steps.len() as u32,
+                    shuffled: response.shuffled,
+                    dead: response.dead,
+                    stable: response.stable,
+                    valid_swap_count: response.valid_swap_count,
+                });
+                if let Some(next) = response.board {
+                    board = next;
+                }
+            }
+            Err(error) => {
+                let verdict = refusal_verdict(&error);
+                let status = cascade_status(error, limits);
+                rejected = Some(proto::SwapReplayRejection {
+                    index: index as u32,
+                    swap: play.swap,
+                    verdict: verdict.into(),
+                    code: status.code() as u32,
+                    reason: error_reason(&status),
+                    message: status.message().to_owned(),
+                });
+                break;
+            }
+        }
+    }
+    Ok(proto::SwapReplayGameResponse {
+        moves,
+        total_score,
+        board_digest: swap_board_digest(&board)?.to_vec(),
+        board: Some(board),
+        rejected,
+        start_board: generated.then_some(start),
+    })
+}
+
+/// The `google.rpc.ErrorInfo` reason of a status this server made; empty without one.
+fn error_reason(status: &Status) -> String {
+    use tonic_types::StatusExt;
+    status
+        .get_error_details()
+        .error_info()
+        .map(|info| info.reason.clone())
+        .unwrap_or_default()
+}
+
+/// Where a replay runs: inline for a small board (or generation request) and at most 64
+/// moves, on the blocking pool otherwise.
+fn replay_placement(request: &proto::SwapReplayGameRequest) -> Placement {
+    use proto::swap_replay_game_request::Start;
+    let board = match &request.start {
+        Some(Start::Board(board)) => board_cells(Some(board)),
+        Some(Start::Generate(generate)) => cells(generate.width, generate.height),
+        None => 0,
+    };
+    if request.moves.len() <= 64 {
+        Placement::for_cells(board, INLINE_CELL_LIMIT)
+    } else {
+        Placement::Blocking
+    }
+}
+
 #[tonic::async_trait]
 impl SwapPuzzle for SwapService {
     async fn generate_board(
@@ -377,6 +540,14 @@ impl SwapPuzzle for SwapService {
             SEARCH_INLINE_CELL_LIMIT,
         );
         run_engine(self.limits, placement, request, |r, _| shuffle(r)).await
+    }
+
+    async fn replay_game(
+        &self,
+        request: Request<proto::SwapReplayGameRequest>,
+    ) -> Result<Response<proto::SwapReplayGameResponse>, Status> {
+        let placement = replay_placement(request.get_ref());
+        run_engine(self.limits, placement, request, replay_game).await
     }
 }
 

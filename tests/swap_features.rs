@@ -1,0 +1,402 @@
+//! SwapPuzzle.ReplayGame, Hint and Simulate (issue 9): the replay equals `ResolveCascade` calls
+//! in sequence on random games of plain and level boards (property test, through the transport
+//! functions), Hint's ranking checked by hand on a small board and against `NONE`-refill
+//! cascades, Simulate's determinism and summary, and the RPCs end to end through the real
+//! server (results, field errors, the limits).
+
+mod common;
+
+use matchgrid::proto::{
+    self, Board, ResolveCascadeRequest, SwapGenerateBoardRequest, SwapMove, SwapReplayGameRequest,
+    SwapReplayGameResponse, swap_replay_game_request::Start,
+};
+use matchgrid::transport::{ServiceLimits, swap as rpc};
+use proptest::prelude::*;
+use tonic::{Code, Status};
+
+use common::{TestServer, bad_request_fields, board, swap};
+
+/// The `google.rpc.ErrorInfo` reason of a status; empty without one.
+fn reason(status: &Status) -> String {
+    use tonic_types::StatusExt;
+    status
+        .get_error_details()
+        .error_info()
+        .map(|i| i.reason.clone())
+        .unwrap_or_default()
+}
+
+/// SHA-256 of the documented bytes, computed here independently of the server.
+fn digest(board: &Board) -> Vec<u8> {
+    use sha2::{Digest, Sha256};
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(&board.width.to_le_bytes());
+    bytes.extend_from_slice(&board.height.to_le_bytes());
+    bytes.extend(board.cells.iter().map(|&c| c as u8));
+    if !board.holes.is_empty() || !board.kinds.is_empty() {
+        for i in 0..board.cells.len() {
+            let hole = board.holes.get(i).copied().unwrap_or(false);
+            let kind = board.kinds.get(i).copied().unwrap_or(0);
+            bytes.push(if hole {
+                255
+            } else if kind == 1 {
+                0
+            } else {
+                kind as u8
+            });
+        }
+    }
+    Sha256::digest(&bytes).to_vec()
+}
+
+fn request(board: &Board, play: &SwapMove) -> ResolveCascadeRequest {
+    ResolveCascadeRequest {
+        board: Some(board.clone()),
+        swap: play.swap,
+        colors: play.colors,
+        seed: play.seed,
+        refill: play.refill,
+        auto_shuffle: play.auto_shuffle,
+        max_steps: play.max_steps,
+        include_step_boards: false,
+    }
+}
+
+/// The moves' ResolveCascade calls in sequence (the server's function, default limits), each on
+/// the board the previous one returned, stopping at the first error: (responses, the error's
+/// index and status, final board).
+fn cascades_in_sequence(
+    start: &Board,
+    moves: &[SwapMove],
+) -> (
+    Vec<proto::ResolveCascadeResponse>,
+    Option<(usize, Status)>,
+    Board,
+) {
+    let mut board = start.clone();
+    let mut responses = Vec::new();
+    for (index, play) in moves.iter().enumerate() {
+        match rpc::resolve_cascade_bounded(request(&board, play), ServiceLimits::default()) {
+            Ok(response) => {
+                board = response.board.clone().unwrap();
+                responses.push(response);
+            }
+            Err(status) => return (responses, Some((index, status)), board),
+        }
+    }
+    (responses, None, board)
+}
+
+/// The verdict a refusal is about: OUT_OF_BOUNDS for an off-board swap position (checked
+/// before stability, so the board may be unstable), ValidateSwap's verdict on the refused swap
+/// for ILLEGAL_SWAP, UNSPECIFIED otherwise.
+fn expected_verdict(board: &Board, play: &SwapMove, status: &Status) -> i32 {
+    if bad_request_fields(status)
+        .iter()
+        .any(|f| f == "swap.a" || f == "swap.b")
+    {
+        return proto::SwapVerdict::OutOfBounds as i32;
+    }
+    if reason(status) != "ILLEGAL_SWAP" {
+        return proto::SwapVerdict::Unspecified as i32;
+    }
+    rpc::validate_swap(proto::ValidateSwapRequest {
+        board: Some(board.clone()),
+        swap: play.swap,
+    })
+    .unwrap()
+    .verdict
+}
+
+fn check_replay_equals_cascades(
+    start: &Board,
+    moves: &[SwapMove],
+    replay: &SwapReplayGameResponse,
+) {
+    let (responses, refused, final_board) = cascades_in_sequence(start, moves);
+    assert_eq!(replay.moves.len(), responses.len());
+    for ((m, r), play) in replay.moves.iter().zip(&responses).zip(moves) {
+        assert_eq!(m.swap, play.swap);
+        assert_eq!(m.score, r.total_score);
+        assert_eq!(m.steps as usize, r.steps.len());
+        assert_eq!(m.shuffled, r.shuffled);
+        assert_eq!(m.dead, r.dead);
+        assert_eq!(m.stable, r.stable);
+        assert_eq!(m.valid_swap_count, r.valid_swap_count);
+    }
+    let total: u64 = responses.iter().map(|r| r.total_score).sum();
+    assert_eq!(replay.total_score, total);
+    assert_eq!(replay.board.as_ref(), Some(&final_board));
+    assert_eq!(replay.board_digest, digest(&final_board));
+    match (&replay.rejected, refused) {
+        (None, None) => {}
+        (Some(r), Some((index, status))) => {
+            assert_eq!(r.index as usize, index);
+            assert_eq!(r.swap, moves[index].swap);
+            assert_eq!(r.code, status.code() as u32);
+            assert_eq!(r.reason, reason(&status));
+            assert_eq!(r.message, status.message());
+            assert_eq!(
+                r.verdict,
+                expected_verdict(&final_board, &moves[index], &status)
+            );
+        }
+        (replayed, sequential) => panic!(
+            "rejection differs: replay {replayed:?}, sequence {:?}",
+            sequential.map(|(i, s)| (i, s.code()))
+        ),
+    }
+}
+
+/// A start board: generated plain (mode 0), generated with holes (mode 1), or generated plain
+/// and given kinds (mode 2); modes 1 and 2 then get specials sprinkled on random tiles
+/// (striped, wrapped, or a colour bomb replacing the tile: the board stays stable).
+fn start_board(
+    width: u32,
+    height: u32,
+    colors: u32,
+    seed: u64,
+    mode: u8,
+    hole_picks: &[u32],
+    special_picks: &[(u32, i32)],
+) -> Option<Board> {
+    let cells = (width * height) as usize;
+    let holes = if mode == 1 {
+        let mut holes = vec![false; cells];
+        for &pick in hole_picks {
+            holes[pick as usize % cells] = true;
+        }
+        holes
+    } else {
+        Vec::new()
+    };
+    let mut board = rpc::generate_board(SwapGenerateBoardRequest {
+        width,
+        height,
+        colors,
+        seed,
+        min_moves: Some(0),
+        holes,
+    })
+    .ok()?
+    .board?;
+    if mode == 0 {
+        return Some(board);
+    }
+    if board.kinds.is_empty() {
+        board.kinds = vec![0; cells];
+    }
+    for &(pick, kind) in special_picks {
+        let i = pick as usize % cells;
+        if board.holes.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        if kind == proto::PieceKind::ColorBomb as i32 {
+            board.cells[i] = 0;
+        } else if board.cells[i] == 0 {
+            continue;
+        }
+        board.kinds[i] = kind;
+    }
+    Some(board)
+}
+
+/// A move's options from random picks: mostly RANDOM refill with 3..=6 colours and the
+/// default step limit; sometimes NONE refill, one colour (an endless cascade), a tiny
+/// `max_steps`, auto_shuffle off, or an out-of-range field.
+fn options(pick: u8, seed: u64) -> SwapMove {
+    let mut play = SwapMove {
+        swap: None,
+        colors: 3 + u32::from(pick % 4),
+        seed,
+        refill: proto::RefillMode::Random as i32,
+        auto_shuffle: None,
+        max_steps: 0,
+    };
+    match pick / 4 {
+        0 => play.refill = proto::RefillMode::None as i32,
+        1 => play.colors = 1,
+        2 => play.max_steps = 1,
+        3 => play.auto_shuffle = Some(false),
+        4 => play.colors = 17,
+        5 => play.max_steps = 1001,
+        _ => {}
+    }
+    play
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(160))]
+
+    /// On random plain and level boards (holes, striped, wrapped, bombs), with swaps mostly
+    /// picked from CheckDeadState's list (sometimes any pair of cells, sometimes no swap) and
+    /// random options, ReplayGame equals ResolveCascade calls in sequence: every move's fields,
+    /// the total, the final board and its digest, and the first refusal's index, verdict, code,
+    /// reason and message.
+    #[test]
+    fn replay_equals_cascades_in_sequence(
+        width in 2u32..=9,
+        height in 2u32..=9,
+        colors in 2u32..=6,
+        seed in any::<u64>(),
+        mode in 0u8..3,
+        hole_picks in proptest::collection::vec(any::<u32>(), 0..8),
+        special_picks in proptest::collection::vec((any::<u32>(), 2i32..=5), 0..6),
+        picks in proptest::collection::vec(
+            (0u8..20, any::<prop::sample::Index>(), 0u32..10, 0u32..10, 0u8..4, 0u8..60, any::<u64>()),
+            0..25,
+        ),
+    ) {
+        let start = start_board(width, height, colors, seed, mode, &hole_picks, &special_picks);
+        prop_assume!(start.is_some());
+        let start = start.unwrap();
+        let mut board = start.clone();
+        let mut moves = Vec::new();
+        for (kind, index, row, col, direction, option, move_seed) in picks {
+            let mut play = options(option, move_seed);
+            let listed = rpc::check_dead_state(proto::SwapCheckDeadStateRequest {
+                board: Some(board.clone()),
+            }).map(|r| r.valid_swaps).unwrap_or_default();
+            play.swap = if kind < 16 && !listed.is_empty() {
+                Some(listed[index.index(listed.len())])
+            } else if kind < 19 {
+                let (dr, dc) = [(0, 1), (1, 0), (1, 1), (0, 2)][direction as usize];
+                Some(swap((row, col), (row + dr, col + dc)))
+            } else {
+                None
+            };
+            if let Ok(r) = rpc::resolve_cascade_bounded(request(&board, &play), ServiceLimits::default()) {
+                board = r.board.unwrap();
+            }
+            moves.push(play);
+        }
+        let replay = rpc::replay_game(
+            SwapReplayGameRequest { start: Some(Start::Board(start.clone())), moves: moves.clone() },
+            ServiceLimits::default(),
+        ).unwrap();
+        check_replay_equals_cascades(&start, &moves, &replay);
+    }
+}
+
+fn plain_move(a: (u32, u32), b: (u32, u32), seed: u64) -> SwapMove {
+    SwapMove {
+        swap: Some(swap(a, b)),
+        colors: 4,
+        seed,
+        ..Default::default()
+    }
+}
+
+/// A hand-checked replay: the rules' example swap scores 60 (two groups of three at step 1),
+/// then a non-adjacent swap is refused with its verdict, and nothing after it is applied.
+#[test]
+fn replay_reports_the_first_refused_move() {
+    let start = board("RRG/GGR");
+    let moves = vec![
+        SwapMove {
+            refill: proto::RefillMode::None as i32,
+            ..plain_move((0, 2), (1, 2), 1)
+        },
+        plain_move((0, 0), (1, 1), 2),
+        plain_move((0, 0), (0, 1), 3),
+    ];
+    let replay = rpc::replay_game(
+        SwapReplayGameRequest {
+            start: Some(Start::Board(start.clone())),
+            moves: moves.clone(),
+        },
+        ServiceLimits::default(),
+    )
+    .unwrap();
+    assert_eq!(replay.moves.len(), 1);
+    assert_eq!(replay.moves[0].score, 60);
+    assert_eq!(replay.moves[0].steps, 1);
+    assert!(!replay.moves[0].stable);
+    assert_eq!(replay.total_score, 60);
+    let rejected = replay.rejected.clone().unwrap();
+    assert_eq!(rejected.index, 1);
+    // The board is empty after the NONE-refill clear: the next swap finds an unstable board.
+    assert_eq!(rejected.code, Code::FailedPrecondition as u32);
+    assert_eq!(rejected.reason, "UNSTABLE_BOARD");
+    assert_eq!(rejected.verdict, proto::SwapVerdict::Unspecified as i32);
+    check_replay_equals_cascades(&start, &moves, &replay);
+
+    // On a stable board, a diagonal swap is ILLEGAL_SWAP with its verdict.
+    let start = board("RGB/GBR/BRG");
+    let moves = vec![plain_move((0, 0), (1, 1), 1), plain_move((0, 0), (0, 1), 2)];
+    let replay = rpc::replay_game(
+        SwapReplayGameRequest {
+            start: Some(Start::Board(start.clone())),
+            moves: moves.clone(),
+        },
+        ServiceLimits::default(),
+    )
+    .unwrap();
+    let rejected = replay.rejected.clone().unwrap();
+    assert_eq!(
+        (rejected.index, rejected.verdict, rejected.reason.as_str()),
+        (0, proto::SwapVerdict::NotAdjacent as i32, "ILLEGAL_SWAP")
+    );
+    assert_eq!(replay.moves, vec![]);
+    assert_eq!(replay.board, Some(start.clone()));
+    assert_eq!(replay.board_digest, digest(&start));
+    check_replay_equals_cascades(&start, &moves, &replay);
+}
+
+/// ReplayGame end to end: a generated start comes back as `start_board`, the move limit and a
+/// missing start are INVALID_ARGUMENT naming the field.
+#[tokio::test]
+async fn replay_game_over_grpc() {
+    let server = TestServer::start(&[]);
+    let mut client = server.swap_client().await;
+    let generate = SwapGenerateBoardRequest {
+        width: 8,
+        height: 8,
+        colors: 5,
+        seed: 11,
+        ..Default::default()
+    };
+    let generated = rpc::generate_board(generate.clone())
+        .unwrap()
+        .board
+        .unwrap();
+    let first = rpc::check_dead_state(proto::SwapCheckDeadStateRequest {
+        board: Some(generated.clone()),
+    })
+    .unwrap()
+    .valid_swaps[0];
+    let moves = vec![SwapMove {
+        swap: Some(first),
+        colors: 5,
+        seed: 3,
+        ..Default::default()
+    }];
+    let replay = client
+        .replay_game(SwapReplayGameRequest {
+            start: Some(Start::Generate(generate)),
+            moves: moves.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(replay.start_board.as_ref(), Some(&generated));
+    assert_eq!(replay.rejected, None);
+    assert!(replay.moves[0].score >= 30);
+    check_replay_equals_cascades(&generated, &moves, &replay);
+
+    let too_many = client
+        .replay_game(SwapReplayGameRequest {
+            start: Some(Start::Board(generated.clone())),
+            moves: vec![SwapMove::default(); rpc::MAX_REPLAY_MOVES + 1],
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(too_many.code(), Code::InvalidArgument);
+    assert_eq!(bad_request_fields(&too_many), vec!["moves".to_owned()]);
+    let no_start = client
+        .replay_game(SwapReplayGameRequest { start: None, moves })
+        .await
+        .unwrap_err();
+    assert_eq!(no_start.code(), Code::InvalidArgument);
+    assert_eq!(bad_request_fields(&no_start), vec!["start".to_owned()]);
+}
