@@ -137,6 +137,13 @@ impl SwapPuzzle for Echo {
     ) -> Result<Response<proto::SwapReplayGameResponse>, Status> {
         Err(Status::unimplemented("echo"))
     }
+
+    async fn hint(
+        &self,
+        _: Request<proto::SwapHintRequest>,
+    ) -> Result<Response<proto::SwapHintResponse>, Status> {
+        Err(Status::unimplemented("echo"))
+    }
 }
 
 /// A server under test: a child process, killed when dropped.

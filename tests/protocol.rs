@@ -116,6 +116,7 @@ async fn reflection_serves_file_descriptors_with_their_dependencies() {
                 "CheckDeadState",
                 "Shuffle",
                 "ReplayGame",
+                "Hint",
             ][..],
         ),
         (

@@ -400,3 +400,198 @@ async fn replay_game_over_grpc() {
     assert_eq!(no_start.code(), Code::InvalidArgument);
     assert_eq!(bad_request_fields(&no_start), vec!["start".to_owned()]);
 }
+
+fn hint_of(
+    board: &Board,
+    top_n: u32,
+    samples: u32,
+    seed: u64,
+) -> Result<proto::SwapHintResponse, Status> {
+    rpc::hint(
+        proto::SwapHintRequest {
+            board: Some(board.clone()),
+            top_n,
+            samples,
+            seed,
+            colors: 4,
+            max_steps: 0,
+        },
+        None,
+    )
+}
+
+/// A hand-checked ranking. On
+///
+/// ```text
+/// R G R R
+/// B R B B
+/// G B G G
+/// ```
+///
+/// the two vertical swaps in column 1 each make a run of four (40 points, 4 cells), the three
+/// horizontal swaps in column 0-1 each a run of three (30 points, 3 cells); no other swap is
+/// valid. Ties keep row-major order by a, then b.
+#[test]
+fn hint_ranks_a_small_board_as_checked_by_hand() {
+    let start = board("RGRR/BRBB/GBGG");
+    let hints = hint_of(&start, 0, 0, 0).unwrap();
+    let got: Vec<_> = hints
+        .hints
+        .iter()
+        .map(|h| {
+            let s = h.swap.unwrap();
+            let (a, b) = (s.a.unwrap(), s.b.unwrap());
+            ((a.row, a.col), (b.row, b.col), h.score, h.cleared, h.steps)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ((0, 1), (1, 1), 40, 4, 1),
+            ((1, 1), (2, 1), 40, 4, 1),
+            ((0, 0), (0, 1), 30, 3, 1),
+            ((1, 0), (1, 1), 30, 3, 1),
+            ((2, 0), (2, 1), 30, 3, 1),
+        ]
+    );
+    assert_eq!(hints.valid_swap_count, 5);
+    assert!(
+        hints
+            .hints
+            .iter()
+            .all(|h| h.specials_created == 0 && h.mean_sampled_score == 0.0)
+    );
+    // top_n keeps the head of the ranking; the count stays the whole list's.
+    let top = hint_of(&start, 2, 0, 0).unwrap();
+    assert_eq!(top.hints, hints.hints[..2].to_vec());
+    assert_eq!(top.valid_swap_count, 5);
+    // Samples: the mean of ResolveCascade with seed + i (wrapping), computed here.
+    let seed = u64::MAX - 1;
+    let sampled = hint_of(&start, 1, 3, seed).unwrap();
+    let mut sum = 0u64;
+    for i in 0..3u64 {
+        sum += rpc::resolve_cascade(ResolveCascadeRequest {
+            board: Some(start.clone()),
+            swap: hints.hints[0].swap,
+            colors: 4,
+            seed: seed.wrapping_add(i),
+            refill: proto::RefillMode::Random as i32,
+            ..Default::default()
+        })
+        .unwrap()
+        .total_score;
+    }
+    assert_eq!(sampled.hints[0].mean_sampled_score, sum as f64 / 3.0);
+    assert!(sampled.hints[0].mean_sampled_score >= 40.0);
+    assert_eq!(sampled, hint_of(&start, 1, 3, seed).unwrap());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// On random plain and level boards, Hint lists exactly CheckDeadState's valid swaps (with
+    /// their combinations), each with what a NONE-refill ResolveCascade of it gives, in the
+    /// documented order.
+    #[test]
+    fn hint_is_the_none_refill_cascade_of_every_valid_swap(
+        width in 2u32..=8,
+        height in 2u32..=8,
+        colors in 3u32..=6,
+        seed in any::<u64>(),
+        mode in 0u8..3,
+        hole_picks in proptest::collection::vec(any::<u32>(), 0..6),
+        special_picks in proptest::collection::vec((any::<u32>(), 2i32..=5), 0..6),
+    ) {
+        let start = start_board(width, height, colors, seed, mode, &hole_picks, &special_picks);
+        prop_assume!(start.is_some());
+        let start = start.unwrap();
+        let listed = rpc::check_dead_state(proto::SwapCheckDeadStateRequest {
+            board: Some(start.clone()),
+        }).unwrap();
+        let hints = hint_of(&start, 0, 0, 0).unwrap();
+        prop_assert_eq!(hints.valid_swap_count as usize, listed.valid_swaps.len());
+        let mut expected = Vec::new();
+        for (i, swap) in listed.valid_swaps.iter().enumerate() {
+            let r = rpc::resolve_cascade(ResolveCascadeRequest {
+                board: Some(start.clone()),
+                swap: Some(*swap),
+                refill: proto::RefillMode::None as i32,
+                ..Default::default()
+            }).unwrap();
+            let cleared: usize = r.steps.iter()
+                .map(|s| s.groups.iter().map(|g| g.cells.len()).sum::<usize>() + s.effect_cleared.len())
+                .sum();
+            let created: usize = r.steps.iter().map(|s| s.created.len()).sum();
+            expected.push(proto::SwapHint {
+                swap: Some(*swap),
+                combination: listed.combinations.get(i).copied().unwrap_or(0),
+                score: r.total_score,
+                cleared: cleared as u32,
+                specials_created: created as u32,
+                steps: r.steps.len() as u32,
+                mean_sampled_score: 0.0,
+            });
+        }
+        // Row-major order is CheckDeadState's; a stable sort by the keys gives the ranking.
+        expected.sort_by_key(|h| std::cmp::Reverse((h.score, h.cleared, h.specials_created)));
+        prop_assert_eq!(hints.hints, expected);
+    }
+}
+
+/// Hint end to end: the ranking over gRPC, and the sampling bounds naming `samples`.
+#[tokio::test]
+async fn hint_over_grpc() {
+    let server = TestServer::start(&[]);
+    let mut client = server.swap_client().await;
+    let start = board("RGRR/BRBB/GBGG");
+    let request = proto::SwapHintRequest {
+        board: Some(start.clone()),
+        top_n: 1,
+        samples: 2,
+        seed: 5,
+        colors: 4,
+        max_steps: 0,
+    };
+    let reply = client.hint(request.clone()).await.unwrap().into_inner();
+    assert_eq!(reply, hint_of(&start, 1, 2, 5).unwrap());
+    assert_eq!(reply.hints[0].score, 40);
+    for samples in [rpc::MAX_HINT_SAMPLES + 1, 50_000] {
+        let refused = client
+            .hint(proto::SwapHintRequest {
+                samples,
+                ..request.clone()
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), Code::InvalidArgument);
+        assert_eq!(bad_request_fields(&refused), vec!["samples".to_owned()]);
+    }
+    // Past samples x valid swaps = 100000 with samples itself in range.
+    let big = rpc::generate_board(SwapGenerateBoardRequest {
+        width: 16,
+        height: 16,
+        colors: 4,
+        seed: 1,
+        ..Default::default()
+    })
+    .unwrap();
+    let samples = 100_000 / big.valid_swap_count + 1;
+    assert!(samples <= rpc::MAX_HINT_SAMPLES, "{samples}");
+    let refused = client
+        .hint(proto::SwapHintRequest {
+            board: big.board,
+            samples,
+            ..request.clone()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(bad_request_fields(&refused), vec!["samples".to_owned()]);
+    let no_colors = client
+        .hint(proto::SwapHintRequest {
+            colors: 0,
+            ..request
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(bad_request_fields(&no_colors), vec!["colors".to_owned()]);
+}

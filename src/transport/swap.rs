@@ -6,8 +6,8 @@ use prost::Message;
 use tonic::{Request, Response, Status};
 
 use super::{
-    INLINE_CELL_LIMIT, Placement, SEARCH_INLINE_CELL_LIMIT, ServiceLimits, board_cells, cells,
-    run_engine,
+    INLINE_CELL_LIMIT, Placement, SEARCH_INLINE_CELL_LIMIT, SearchContext, ServiceLimits,
+    board_cells, cells, run_engine, run_search,
 };
 
 use super::convert::{
@@ -486,6 +486,154 @@ fn replay_placement(request: &proto::SwapReplayGameRequest) -> Placement {
     }
 }
 
+/// Most sampled refills per swap in `Hint`.
+pub const MAX_HINT_SAMPLES: u32 = 1_000;
+/// Most sampled cascades in one `Hint`: samples times valid swaps.
+pub const MAX_HINT_SAMPLED_CASCADES: u64 = 100_000;
+
+/// `Err(WORK_DEADLINE)` when `context`'s deadline has passed or its call was cancelled.
+fn check_context(context: Option<&SearchContext>) -> Result<(), Status> {
+    match context {
+        Some(context)
+            if context.cancel.load(std::sync::atomic::Ordering::Relaxed)
+                || context
+                    .deadline
+                    .is_some_and(|d| std::time::Instant::now() >= d) =>
+        {
+            Err(super::status::work_deadline())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The valid swaps of a proto board with their combinations (UNSPECIFIED on plain boards), as
+/// CheckDeadState lists them.
+fn listed_swaps(board: &proto::Board) -> Result<Vec<(proto::Swap, i32)>, EngineError> {
+    let listed = check_dead_state(proto::SwapCheckDeadStateRequest {
+        board: Some(board.clone()),
+    })?;
+    let combinations = listed.combinations;
+    Ok(listed
+        .valid_swaps
+        .into_iter()
+        .enumerate()
+        .map(|(i, swap)| (swap, combinations.get(i).copied().unwrap_or(0)))
+        .collect())
+}
+
+/// Every valid swap of `board` with its certain outcome (its NONE-refill cascade), ranked as
+/// SwapHintResponse documents; `mean_sampled_score` left 0.
+fn ranked_hints(board: &proto::Board, max_steps: u32) -> Result<Vec<proto::SwapHint>, EngineError> {
+    let mut hints = Vec::new();
+    for (swap, combination) in listed_swaps(board)? {
+        let outcome = resolve_cascade(proto::ResolveCascadeRequest {
+            board: Some(board.clone()),
+            swap: Some(swap),
+            refill: proto::RefillMode::None.into(),
+            max_steps,
+            ..Default::default()
+        })?;
+        let cleared: usize = outcome
+            .steps
+            .iter()
+            .map(|s| s.groups.iter().map(|g| g.cells.len()).sum::<usize>() + s.effect_cleared.len())
+            .sum();
+        let specials: usize = outcome.steps.iter().map(|s| s.created.len()).sum();
+        hints.push(proto::SwapHint {
+            swap: Some(swap),
+            combination,
+            score: outcome.total_score,
+            cleared: cleared as u32,
+            specials_created: specials as u32,
+            steps: outcome.steps.len() as u32,
+            mean_sampled_score: 0.0,
+        });
+    }
+    // Stable: equal keys keep CheckDeadState's row-major order (by a, then b).
+    hints.sort_by(|x, y| {
+        (y.score, y.cleared, y.specials_created).cmp(&(x.score, x.cleared, x.specials_created))
+    });
+    Ok(hints)
+}
+
+/// Hint, engine side; `context` (sampled hints on the blocking pool) stops the sampling when
+/// its deadline passes or the call is cancelled. Checks `samples`, `colors` (when sampling),
+/// `max_steps`, then the board.
+///
+/// # Errors
+/// INVALID_ARGUMENT for an out-of-range field (`samples` also past
+/// [`MAX_HINT_SAMPLED_CASCADES`]); FAILED_PRECONDITION for an unstable board;
+/// RESOURCE_EXHAUSTED naming `max_steps` for a cascade past it; DEADLINE_EXCEEDED
+/// (`WORK_DEADLINE`) when stopped by `context`.
+pub fn hint(
+    request: proto::SwapHintRequest,
+    context: Option<&SearchContext>,
+) -> Result<proto::SwapHintResponse, Status> {
+    if request.samples > MAX_HINT_SAMPLES {
+        return Err(EngineError::InvalidParameter {
+            field: "samples",
+            reason: format!("must be 0..={MAX_HINT_SAMPLES}, got {}", request.samples),
+        }
+        .into());
+    }
+    // The sampled requests' options, checked once (the certain ones use NONE refill).
+    cascade_options(&proto::ResolveCascadeRequest {
+        colors: if request.samples > 0 {
+            request.colors
+        } else {
+            1
+        },
+        max_steps: request.max_steps,
+        ..Default::default()
+    })?;
+    let board = request
+        .board
+        .ok_or_else(|| super::convert::required("board"))?;
+    let mut hints = ranked_hints(&board, request.max_steps)?;
+    let valid_swap_count = hints.len() as u32;
+    if request.samples > 0 {
+        let sampled = u64::from(request.samples) * hints.len() as u64;
+        if sampled > MAX_HINT_SAMPLED_CASCADES {
+            return Err(EngineError::InvalidParameter {
+                field: "samples",
+                reason: format!(
+                    "samples x valid swaps must be at most {MAX_HINT_SAMPLED_CASCADES}, got {} x {} = {sampled}",
+                    request.samples,
+                    hints.len()
+                ),
+            }
+            .into());
+        }
+    }
+    if request.top_n > 0 {
+        hints.truncate(request.top_n as usize);
+    }
+    for hint in &mut hints {
+        if request.samples == 0 {
+            break;
+        }
+        let mut sum = 0f64;
+        for i in 0..request.samples {
+            check_context(context)?;
+            let outcome = resolve_cascade(proto::ResolveCascadeRequest {
+                board: Some(board.clone()),
+                swap: hint.swap,
+                colors: request.colors,
+                seed: request.seed.wrapping_add(u64::from(i)),
+                refill: proto::RefillMode::Random.into(),
+                max_steps: request.max_steps,
+                ..Default::default()
+            })?;
+            sum += outcome.total_score as f64;
+        }
+        hint.mean_sampled_score = sum / f64::from(request.samples);
+    }
+    Ok(proto::SwapHintResponse {
+        hints,
+        valid_swap_count,
+    })
+}
+
 #[tonic::async_trait]
 impl SwapPuzzle for SwapService {
     async fn generate_board(
@@ -548,6 +696,22 @@ impl SwapPuzzle for SwapService {
     ) -> Result<Response<proto::SwapReplayGameResponse>, Status> {
         let placement = replay_placement(request.get_ref());
         run_engine(self.limits, placement, request, replay_game).await
+    }
+
+    async fn hint(
+        &self,
+        request: Request<proto::SwapHintRequest>,
+    ) -> Result<Response<proto::SwapHintResponse>, Status> {
+        let message = request.get_ref();
+        if message.samples > 0 {
+            return run_search(self.limits, request, |r, _, context| {
+                hint(r, Some(&context))
+            })
+            .await;
+        }
+        let placement =
+            Placement::for_cells(board_cells(message.board.as_ref()), INLINE_CELL_LIMIT);
+        run_engine(self.limits, placement, request, |r, _| hint(r, None)).await
     }
 }
 
