@@ -144,6 +144,13 @@ impl SwapPuzzle for Echo {
     ) -> Result<Response<proto::SwapHintResponse>, Status> {
         Err(Status::unimplemented("echo"))
     }
+
+    async fn simulate(
+        &self,
+        _: Request<proto::SwapSimulateRequest>,
+    ) -> Result<Response<proto::SwapSimulateResponse>, Status> {
+        Err(Status::unimplemented("echo"))
+    }
 }
 
 /// A server under test: a child process, killed when dropped.

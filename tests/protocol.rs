@@ -117,6 +117,7 @@ async fn reflection_serves_file_descriptors_with_their_dependencies() {
                 "Shuffle",
                 "ReplayGame",
                 "Hint",
+                "Simulate",
             ][..],
         ),
         (

@@ -595,3 +595,223 @@ async fn hint_over_grpc() {
         .unwrap_err();
     assert_eq!(bad_request_fields(&no_colors), vec!["colors".to_owned()]);
 }
+
+fn simulate_request(
+    start: &Board,
+    games: u32,
+    moves: u32,
+    seed: u64,
+    policy: proto::SwapPolicy,
+) -> proto::SwapSimulateRequest {
+    proto::SwapSimulateRequest {
+        start: Some(proto::swap_simulate_request::Start::Board(start.clone())),
+        games,
+        moves,
+        seed,
+        policy: policy as i32,
+        colors: 4,
+        max_steps: 0,
+    }
+}
+
+/// Simulate's games replayed here from the documented derivation (game g's ChaCha8 seeded
+/// with seed + g, the policy's pick, then `next_u64()` as the move's ResolveCascade seed):
+/// (score, moves, steps, shuffles, dead) per game.
+fn simulate_by_hand(
+    request: &proto::SwapSimulateRequest,
+    start: &Board,
+) -> Vec<(u64, u64, u64, u64, bool)> {
+    use rand::{Rng, RngCore};
+    (0..request.games)
+        .map(|g| {
+            let mut rng = matchgrid::engine::rng_from_seed(request.seed.wrapping_add(u64::from(g)));
+            let mut board = start.clone();
+            let (mut score, mut moves, mut steps, mut shuffles, mut dead) = (0, 0, 0, 0, false);
+            for _ in 0..request.moves {
+                let listed = rpc::check_dead_state(proto::SwapCheckDeadStateRequest {
+                    board: Some(board.clone()),
+                })
+                .unwrap()
+                .valid_swaps;
+                if listed.is_empty() {
+                    dead = true;
+                    break;
+                }
+                let swap = if request.policy == proto::SwapPolicy::Random as i32 {
+                    listed[rng.random_range(0..listed.len())]
+                } else {
+                    hint_of(&board, 1, 0, 0).unwrap().hints[0].swap.unwrap()
+                };
+                let r = rpc::resolve_cascade(ResolveCascadeRequest {
+                    board: Some(board.clone()),
+                    swap: Some(swap),
+                    colors: request.colors,
+                    seed: rng.next_u64(),
+                    refill: proto::RefillMode::Random as i32,
+                    auto_shuffle: Some(true),
+                    ..Default::default()
+                })
+                .unwrap();
+                score += r.total_score;
+                moves += 1;
+                steps += r.steps.len() as u64;
+                shuffles += u64::from(r.shuffled);
+                board = r.board.unwrap();
+                if r.dead {
+                    dead = true;
+                    break;
+                }
+            }
+            (score, moves, steps, shuffles, dead)
+        })
+        .collect()
+}
+
+/// Simulate equals the documented derivation game by game, for both policies, and its summary
+/// is the documented statistics of the games (nearest-rank percentiles).
+#[test]
+fn simulate_follows_the_documented_derivation() {
+    let start = rpc::generate_board(SwapGenerateBoardRequest {
+        width: 6,
+        height: 6,
+        colors: 4,
+        seed: 3,
+        ..Default::default()
+    })
+    .unwrap()
+    .board
+    .unwrap();
+    for policy in [proto::SwapPolicy::Random, proto::SwapPolicy::HintGreedy] {
+        let request = simulate_request(&start, 12, 8, u64::MAX - 3, policy);
+        let reply = rpc::simulate(request.clone(), None).unwrap();
+        let games = simulate_by_hand(&request, &start);
+        let scores: Vec<u64> = games.iter().map(|g| g.0).collect();
+        assert_eq!(reply.game_scores, scores);
+        let moves: u64 = games.iter().map(|g| g.1).sum();
+        let steps: u64 = games.iter().map(|g| g.2).sum();
+        assert_eq!(reply.moves_played, moves);
+        assert_eq!(reply.shuffles, games.iter().map(|g| g.3).sum::<u64>());
+        assert_eq!(
+            reply.dead_games as usize,
+            games.iter().filter(|g| g.4).count()
+        );
+        assert_eq!(reply.mean_cascade_depth, steps as f64 / moves as f64);
+        assert!(reply.mean_cascade_depth >= 1.0);
+        let mut sorted = scores.clone();
+        sorted.sort_unstable();
+        // N = 12: ranks ceil(1.2) = 2, ceil(6) = 6, ceil(10.8) = 11.
+        assert_eq!(reply.p10_score, sorted[1]);
+        assert_eq!(reply.p50_score, sorted[5]);
+        assert_eq!(reply.p90_score, sorted[10]);
+        assert_eq!((reply.min_score, reply.max_score), (sorted[0], sorted[11]));
+        assert_eq!(reply.mean_score, scores.iter().sum::<u64>() as f64 / 12.0);
+        assert_eq!(reply, rpc::simulate(request, None).unwrap());
+    }
+    // Greedy play scores at least 30 a move here (every move clears a run).
+    let greedy = rpc::simulate(
+        simulate_request(&start, 3, 5, 1, proto::SwapPolicy::HintGreedy),
+        None,
+    )
+    .unwrap();
+    assert!(
+        greedy.game_scores.iter().all(|&s| s >= 150),
+        "{:?}",
+        greedy.game_scores
+    );
+}
+
+/// A dead start board: every game is dead at once and plays nothing.
+#[test]
+fn simulate_counts_dead_games() {
+    let reply = rpc::simulate(
+        simulate_request(&board("RG"), 5, 10, 0, proto::SwapPolicy::Random),
+        None,
+    )
+    .unwrap();
+    assert_eq!(reply.dead_games, 5);
+    assert_eq!(reply.moves_played, 0);
+    assert_eq!(reply.game_scores, vec![0; 5]);
+    assert_eq!(reply.mean_cascade_depth, 0.0);
+}
+
+/// Simulate end to end: a generated start, and the limits naming the field beyond.
+#[tokio::test]
+async fn simulate_over_grpc() {
+    let server = TestServer::start(&[]);
+    let mut client = server.swap_client().await;
+    let generate = SwapGenerateBoardRequest {
+        width: 7,
+        height: 7,
+        colors: 5,
+        seed: 2,
+        ..Default::default()
+    };
+    let request = proto::SwapSimulateRequest {
+        start: Some(proto::swap_simulate_request::Start::Generate(
+            generate.clone(),
+        )),
+        games: 4,
+        moves: 6,
+        seed: 8,
+        policy: proto::SwapPolicy::HintGreedy as i32,
+        colors: 0,
+        max_steps: 0,
+    };
+    let reply = client.simulate(request.clone()).await.unwrap().into_inner();
+    let start = rpc::generate_board(generate).unwrap().board.unwrap();
+    assert_eq!(reply.start_board.as_ref(), Some(&start));
+    let mut by_board = simulate_request(&start, 4, 6, 8, proto::SwapPolicy::HintGreedy);
+    by_board.colors = 5;
+    let expected = rpc::simulate(by_board, None).unwrap();
+    assert_eq!(reply.game_scores, expected.game_scores);
+    for (games, moves, field) in [
+        (1001, 1, "games"),
+        (0, 1, "games"),
+        (1, 1001, "moves"),
+        (1000, 101, "moves"),
+    ] {
+        let refused = client
+            .simulate(proto::SwapSimulateRequest {
+                games,
+                moves,
+                ..request.clone()
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), Code::InvalidArgument);
+        assert_eq!(bad_request_fields(&refused), vec![field.to_owned()]);
+    }
+}
+
+/// A simulation (or sampled hint) whose deadline has passed, or whose call was cancelled,
+/// stops with DEADLINE_EXCEEDED, reason WORK_DEADLINE.
+#[test]
+fn long_work_honours_the_deadline_and_cancellation() {
+    use matchgrid::transport::SearchContext;
+    let start = board("RGRR/BRBB/GBGG");
+    let past = SearchContext {
+        deadline: Some(std::time::Instant::now()),
+        cancel: Default::default(),
+    };
+    let cancelled = SearchContext {
+        deadline: None,
+        cancel: std::sync::Arc::new(true.into()),
+    };
+    for context in [&past, &cancelled] {
+        let stopped = rpc::simulate(
+            simulate_request(&start, 10, 10, 0, proto::SwapPolicy::Random),
+            Some(context),
+        )
+        .unwrap_err();
+        assert_eq!(stopped.code(), Code::DeadlineExceeded);
+        assert_eq!(reason(&stopped), "WORK_DEADLINE");
+        let request = proto::SwapHintRequest {
+            board: Some(start.clone()),
+            samples: 4,
+            colors: 4,
+            ..Default::default()
+        };
+        let stopped = rpc::hint(request, Some(context)).unwrap_err();
+        assert_eq!(reason(&stopped), "WORK_DEADLINE");
+    }
+}

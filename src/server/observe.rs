@@ -205,6 +205,7 @@ pub const KNOWN_METHODS: &[&str] = &[
     "/matchgrid.v1.SwapPuzzle/Shuffle",
     "/matchgrid.v1.SwapPuzzle/ReplayGame",
     "/matchgrid.v1.SwapPuzzle/Hint",
+    "/matchgrid.v1.SwapPuzzle/Simulate",
     "/matchgrid.v1.CollapsePuzzle/GenerateBoard",
     "/matchgrid.v1.CollapsePuzzle/Tap",
     "/matchgrid.v1.CollapsePuzzle/CheckDeadState",

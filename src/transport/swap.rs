@@ -634,6 +634,187 @@ pub fn hint(
     })
 }
 
+/// Most games in one `Simulate`.
+pub const MAX_SIMULATE_GAMES: u32 = 1_000;
+/// Most moves per game in one `Simulate`.
+pub const MAX_SIMULATE_MOVES: u32 = 1_000;
+/// Most moves in one `Simulate`: games times moves.
+pub const MAX_SIMULATE_TOTAL_MOVES: u64 = 100_000;
+
+/// One simulated game's tallies.
+#[derive(Default)]
+struct GameTally {
+    score: u64,
+    moves: u64,
+    steps: u64,
+    shuffles: u64,
+    dead: bool,
+}
+
+/// Plays game `index` of a simulation as SwapSimulateRequest documents.
+fn simulate_game(
+    start: &proto::Board,
+    request: &proto::SwapSimulateRequest,
+    policy: proto::SwapPolicy,
+    colors: u32,
+    index: u32,
+    context: Option<&SearchContext>,
+) -> Result<GameTally, Status> {
+    use rand::{Rng, RngCore};
+    let mut rng = engine::rng_from_seed(request.seed.wrapping_add(u64::from(index)));
+    let mut board = start.clone();
+    let mut tally = GameTally::default();
+    for _ in 0..request.moves {
+        check_context(context)?;
+        let swap = match policy {
+            proto::SwapPolicy::Random => {
+                let listed = listed_swaps(&board)?;
+                if listed.is_empty() {
+                    tally.dead = true;
+                    break;
+                }
+                listed[rng.random_range(0..listed.len())].0
+            }
+            proto::SwapPolicy::Unspecified | proto::SwapPolicy::HintGreedy => {
+                match ranked_hints(&board, request.max_steps)?
+                    .first()
+                    .and_then(|h| h.swap)
+                {
+                    Some(swap) => swap,
+                    None => {
+                        tally.dead = true;
+                        break;
+                    }
+                }
+            }
+        };
+        let outcome = resolve_cascade(proto::ResolveCascadeRequest {
+            board: Some(board),
+            swap: Some(swap),
+            colors,
+            seed: rng.next_u64(),
+            refill: proto::RefillMode::Random.into(),
+            auto_shuffle: Some(true),
+            max_steps: request.max_steps,
+            include_step_boards: false,
+        })?;
+        tally.score = tally.score.saturating_add(outcome.total_score);
+        tally.moves += 1;
+        tally.steps += outcome.steps.len() as u64;
+        tally.shuffles += u64::from(outcome.shuffled);
+        board = outcome
+            .board
+            .ok_or_else(|| Status::internal("cascade without a board"))?;
+        if outcome.dead {
+            tally.dead = true;
+            break;
+        }
+    }
+    Ok(tally)
+}
+
+/// The nearest-rank `p`-th percentile of ascending `sorted` (not empty): the element of rank
+/// ceil(p * N / 100), 1-based.
+fn nearest_rank(sorted: &[u64], p: usize) -> u64 {
+    let rank = (p * sorted.len()).div_ceil(100).max(1);
+    sorted.get(rank - 1).copied().unwrap_or(0)
+}
+
+fn simulate_limit(field: &'static str, reason: String) -> Status {
+    EngineError::InvalidParameter { field, reason }.into()
+}
+
+/// Simulate, engine side; `context` stops it (DEADLINE_EXCEEDED, `WORK_DEADLINE`) when its
+/// deadline passes or the call is cancelled. Checks `games`, `moves`, their product, `policy`,
+/// `colors`, `max_steps`, then the start.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field out of range; FAILED_PRECONDITION for an unstable start
+/// board; RESOURCE_EXHAUSTED naming `max_steps` for a cascade past it.
+pub fn simulate(
+    request: proto::SwapSimulateRequest,
+    context: Option<&SearchContext>,
+) -> Result<proto::SwapSimulateResponse, Status> {
+    use proto::swap_simulate_request::Start;
+    if !(1..=MAX_SIMULATE_GAMES).contains(&request.games) {
+        return Err(simulate_limit(
+            "games",
+            format!("must be 1..={MAX_SIMULATE_GAMES}, got {}", request.games),
+        ));
+    }
+    if !(1..=MAX_SIMULATE_MOVES).contains(&request.moves) {
+        return Err(simulate_limit(
+            "moves",
+            format!("must be 1..={MAX_SIMULATE_MOVES}, got {}", request.moves),
+        ));
+    }
+    let total = u64::from(request.games) * u64::from(request.moves);
+    if total > MAX_SIMULATE_TOTAL_MOVES {
+        return Err(simulate_limit(
+            "moves",
+            format!(
+                "games x moves must be at most {MAX_SIMULATE_TOTAL_MOVES}, got {} x {} = {total}",
+                request.games, request.moves
+            ),
+        ));
+    }
+    let policy = proto::SwapPolicy::try_from(request.policy)
+        .map_err(|_| Status::from(unknown_enum("policy", request.policy)))?;
+    let colors = match (&request.start, request.colors) {
+        (Some(Start::Generate(generate)), 0) => generate.colors,
+        (_, colors) => colors,
+    };
+    cascade_options(&proto::ResolveCascadeRequest {
+        colors,
+        max_steps: request.max_steps,
+        ..Default::default()
+    })?;
+    let (start, generated) = match &request.start {
+        Some(Start::Board(board)) => (board.clone(), false),
+        Some(Start::Generate(generate)) => (
+            generate_board(generate.clone())?
+                .board
+                .ok_or_else(|| Status::internal("generation without a board"))?,
+            true,
+        ),
+        None => return Err(super::convert::required("start").into()),
+    };
+    // The start must be stable (the error CheckDeadState gives otherwise).
+    listed_swaps(&start)?;
+    let mut scores = Vec::with_capacity(request.games as usize);
+    let (mut moves_played, mut steps, mut shuffles, mut dead_games) = (0u64, 0u64, 0u64, 0u32);
+    for index in 0..request.games {
+        let tally = simulate_game(&start, &request, policy, colors, index, context)?;
+        scores.push(tally.score);
+        moves_played += tally.moves;
+        steps += tally.steps;
+        shuffles += tally.shuffles;
+        dead_games += u32::from(tally.dead);
+    }
+    let mut sorted = scores.clone();
+    sorted.sort_unstable();
+    let games = f64::from(request.games);
+    Ok(proto::SwapSimulateResponse {
+        mean_score: scores.iter().map(|&s| s as f64).sum::<f64>() / games,
+        p10_score: nearest_rank(&sorted, 10),
+        p50_score: nearest_rank(&sorted, 50),
+        p90_score: nearest_rank(&sorted, 90),
+        min_score: sorted.first().copied().unwrap_or(0),
+        max_score: sorted.last().copied().unwrap_or(0),
+        game_scores: scores,
+        moves_played,
+        shuffles,
+        mean_shuffles: shuffles as f64 / games,
+        mean_cascade_depth: if moves_played == 0 {
+            0.0
+        } else {
+            steps as f64 / moves_played as f64
+        },
+        dead_games,
+        start_board: generated.then_some(start),
+    })
+}
+
 #[tonic::async_trait]
 impl SwapPuzzle for SwapService {
     async fn generate_board(
@@ -712,6 +893,16 @@ impl SwapPuzzle for SwapService {
         let placement =
             Placement::for_cells(board_cells(message.board.as_ref()), INLINE_CELL_LIMIT);
         run_engine(self.limits, placement, request, |r, _| hint(r, None)).await
+    }
+
+    async fn simulate(
+        &self,
+        request: Request<proto::SwapSimulateRequest>,
+    ) -> Result<Response<proto::SwapSimulateResponse>, Status> {
+        run_search(self.limits, request, |r, _, context| {
+            simulate(r, Some(&context))
+        })
+        .await
     }
 }
 
