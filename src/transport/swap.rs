@@ -378,7 +378,7 @@ pub fn swap_board_digest(board: &proto::Board) -> Result<[u8; 32], EngineError> 
     })
 }
 
-/// ReplayGame, engine side: each move is the ResolveCascade request ([`move_request`]) on the
+/// ReplayGame, engine side: each move is the ResolveCascade request made of its fields on the
 /// board the previous one returned, resolved by the same function as ResolveCascade within
 /// `limits` (so its reply-size refusal is the same too).
 ///
@@ -890,8 +890,11 @@ impl SwapPuzzle for SwapService {
             })
             .await;
         }
-        let placement =
-            Placement::for_cells(board_cells(message.board.as_ref()), INLINE_CELL_LIMIT);
+        // One NONE-refill cascade per valid swap: inline only on small boards.
+        let placement = Placement::for_cells(
+            board_cells(message.board.as_ref()),
+            SEARCH_INLINE_CELL_LIMIT,
+        );
         run_engine(self.limits, placement, request, |r, _| hint(r, None)).await
     }
 
