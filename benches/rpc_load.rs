@@ -130,6 +130,27 @@ impl SwapPuzzle for Echo {
     ) -> Result<Response<proto::ShuffleResponse>, Status> {
         Err(Status::unimplemented("echo"))
     }
+
+    async fn replay_game(
+        &self,
+        _: Request<proto::SwapReplayGameRequest>,
+    ) -> Result<Response<proto::SwapReplayGameResponse>, Status> {
+        Err(Status::unimplemented("echo"))
+    }
+
+    async fn hint(
+        &self,
+        _: Request<proto::SwapHintRequest>,
+    ) -> Result<Response<proto::SwapHintResponse>, Status> {
+        Err(Status::unimplemented("echo"))
+    }
+
+    async fn simulate(
+        &self,
+        _: Request<proto::SwapSimulateRequest>,
+    ) -> Result<Response<proto::SwapSimulateResponse>, Status> {
+        Err(Status::unimplemented("echo"))
+    }
 }
 
 /// A server under test: a child process, killed when dropped.

@@ -311,3 +311,58 @@ fn the_client_limit_follows_max_message_bytes() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("--max-message-bytes"), "{stderr}");
 }
+
+/// `swap replay|hint|simulate`: the text forms and `--json`, against the server.
+#[test]
+fn swap_replay_hint_and_simulate() {
+    let server = TestServer::start(&[]);
+    let url = server.url();
+    let hint = ok(&[
+        "swap",
+        "--server",
+        &url,
+        "hint",
+        "--board",
+        "RGRR/BRBB/GBGG",
+        "--top",
+        "2",
+    ]);
+    assert_eq!(
+        hint,
+        "5 valid swaps\n  1. 0,1:1,1 score 40 cleared 4 steps 1\n  2. 1,1:2,1 score 40 cleared 4 steps 1\n",
+        "{hint}"
+    );
+    let replay = ok(&[
+        "swap",
+        "--server",
+        &url,
+        "replay",
+        "--board",
+        "RGRR/BRBB/GBGG",
+        "--swaps",
+        "0,1:1,1 0,0:2,2",
+        "--colors",
+        "4",
+    ]);
+    assert!(replay.contains("  1. swap 0,1:1,1 score "), "{replay}");
+    assert!(
+        replay.contains("move 2 refused (ILLEGAL_SWAP, SWAP_VERDICT_NOT_ADJACENT)"),
+        "{replay}"
+    );
+    assert!(replay.contains("sha256 "), "{replay}");
+    let json = ok(&[
+        "swap", "--server", &url, "--json", "simulate", "--games", "3", "--moves", "4", "--width",
+        "6", "--height", "6", "--colors", "5",
+    ]);
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        value["game_scores"].as_array().map(Vec::len),
+        Some(3),
+        "{json}"
+    );
+    let text = ok(&[
+        "swap", "--server", &url, "simulate", "--games", "3", "--moves", "4", "--policy", "random",
+        "--width", "6", "--height", "6",
+    ]);
+    assert!(text.starts_with("3 games, "), "{text}");
+}

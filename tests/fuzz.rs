@@ -17,6 +17,8 @@ const PATHS: &[&str] = &[
     "/matchgrid.v1.SwapPuzzle/ResolveCascade",
     "/matchgrid.v1.SwapPuzzle/CheckDeadState",
     "/matchgrid.v1.SwapPuzzle/Shuffle",
+    "/matchgrid.v1.SwapPuzzle/ReplayGame",
+    "/matchgrid.v1.SwapPuzzle/Hint",
     "/matchgrid.v1.CollapsePuzzle/GenerateBoard",
     "/matchgrid.v1.CollapsePuzzle/Tap",
     "/matchgrid.v1.CollapsePuzzle/CheckDeadState",

@@ -115,6 +115,9 @@ async fn reflection_serves_file_descriptors_with_their_dependencies() {
                 "ResolveCascade",
                 "CheckDeadState",
                 "Shuffle",
+                "ReplayGame",
+                "Hint",
+                "Simulate",
             ][..],
         ),
         (

@@ -215,7 +215,7 @@ pub(super) async fn run_collapse(
                 max_millis,
                 level,
             };
-            let response = with_progress(max_millis, client.solve(request)).await;
+            let response = with_progress("solving", max_millis, client.solve(request)).await;
             emit(json, &reply(response)?, |r| {
                 let mut text = render_board(&board);
                 for (i, m) in r.moves.iter().enumerate() {
@@ -381,8 +381,13 @@ pub(super) async fn run_collapse(
 }
 
 /// Awaits `call`, drawing a progress bar on stderr (a terminal only) once it has run for
-/// 300 ms: against `max_millis` when set, else a spinner with the elapsed time.
-async fn with_progress<T>(max_millis: u32, call: impl std::future::Future<Output = T>) -> T {
+/// 300 ms: against `max_millis` when set, else a spinner with the elapsed time; `label` names
+/// the work (`solving`, `simulating`).
+pub(super) async fn with_progress<T>(
+    label: &str,
+    max_millis: u32,
+    call: impl std::future::Future<Output = T>,
+) -> T {
     use indicatif::{ProgressBar, ProgressStyle};
     use std::time::{Duration, Instant};
     let started = Instant::now();
@@ -406,7 +411,7 @@ async fn with_progress<T>(max_millis: u32, call: impl std::future::Future<Output
                     if max_millis > 0 {
                         ProgressBar::new(u64::from(max_millis)).with_style(
                             ProgressStyle::with_template(
-                                "solving {bar:40} {elapsed_precise} of {msg}",
+                                &format!("{label} {{bar:40}} {{elapsed_precise}} of {{msg}}"),
                             )
                             .unwrap_or_else(|_| ProgressStyle::default_bar())
                             .progress_chars("=> "),
@@ -414,7 +419,9 @@ async fn with_progress<T>(max_millis: u32, call: impl std::future::Future<Output
                         .with_message(format!("{:.1} s", f64::from(max_millis) / 1000.0))
                     } else {
                         ProgressBar::new_spinner().with_style(
-                            ProgressStyle::with_template("{spinner} solving {elapsed_precise}")
+                            ProgressStyle::with_template(&format!(
+                                "{{spinner}} {label} {{elapsed_precise}}"
+                            ))
                                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
                         )
                     }

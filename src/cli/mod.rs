@@ -13,7 +13,7 @@ mod swap;
 
 pub use collapse::{CollapseCommand, ScoringArg};
 pub use render::render_board;
-pub use swap::{RefillArg, SwapCommand};
+pub use swap::{PolicyArg, RefillArg, SwapCommand};
 
 use std::path::{Path, PathBuf};
 

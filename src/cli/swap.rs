@@ -17,6 +17,22 @@ pub enum RefillArg {
     None,
 }
 
+/// Simulate's move policy flag.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum PolicyArg {
+    /// The top Hint swap (no samples).
+    HintGreedy,
+    /// Uniform among the valid swaps.
+    Random,
+}
+
+fn refill_mode(refill: RefillArg) -> proto::RefillMode {
+    match refill {
+        RefillArg::Random => proto::RefillMode::Random,
+        RefillArg::None => proto::RefillMode::None,
+    }
+}
+
 /// `matchgrid swap ...`
 #[derive(Debug, Subcommand)]
 pub enum SwapCommand {
@@ -85,6 +101,94 @@ pub enum SwapCommand {
         /// The board, e.g. RGB/GBR/BRG.
         #[arg(long, value_parser = parse_board)]
         board: proto::Board,
+    },
+    /// Replay a list of swaps at once, as ResolveCascade calls in sequence would, stopping at
+    /// the first refused one; prints each move, the final board and its SHA-256 digest.
+    Replay {
+        /// The starting board; without it one is generated from --width, --height, --colors
+        /// and --seed as `swap generate` does.
+        #[arg(long, value_parser = parse_board)]
+        board: Option<proto::Board>,
+        /// The swaps, ROW,COL:ROW,COL each, separated by spaces: "0,1:0,2 3,3:4,3".
+        #[arg(long, value_parser = parse_swap, value_delimiter = ' ', num_args = 0..)]
+        swaps: Vec<proto::Swap>,
+        /// Seed of each move's ResolveCascade, separated by spaces; a move without one uses
+        /// --move-seed plus its index (0-based).
+        #[arg(long, value_delimiter = ' ', num_args = 0..)]
+        seeds: Vec<u64>,
+        /// Base seed of the moves without an entry in --seeds.
+        #[arg(long, default_value_t = 0)]
+        move_seed: u64,
+        /// Colours for random refill (every move) and of a generated board.
+        #[arg(long, default_value_t = 6)]
+        colors: u32,
+        /// Refill mode of every move.
+        #[arg(long, value_enum, default_value_t = RefillArg::Random)]
+        refill: RefillArg,
+        /// Do not shuffle a dead board after a move.
+        #[arg(long)]
+        no_auto_shuffle: bool,
+        /// Cascade step limit of every move, 1..=1000 (0: the server's default, 200).
+        #[arg(long, default_value_t = 0)]
+        max_steps: u32,
+        /// Columns of a generated board.
+        #[arg(long, default_value_t = 8)]
+        width: u32,
+        /// Rows of a generated board.
+        #[arg(long, default_value_t = 8)]
+        height: u32,
+        /// Seed of a generated board.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Rank every valid swap of a stable board by its certain (no-refill) cascade.
+    Hint {
+        /// The board.
+        #[arg(long, value_parser = parse_board)]
+        board: proto::Board,
+        /// Show only the best N (0: all).
+        #[arg(long, default_value_t = 0)]
+        top: u32,
+        /// Also the mean score over this many seeded random refills per swap.
+        #[arg(long, default_value_t = 0)]
+        samples: u32,
+        /// Seed of the sampled refills (sample i uses seed + i).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Colours of the sampled refills.
+        #[arg(long, default_value_t = 6)]
+        colors: u32,
+    },
+    /// Play seeded games with a move policy and summarize their scores.
+    Simulate {
+        /// The start board; without it one is generated from --width, --height, --colors
+        /// and --board-seed as `swap generate` does.
+        #[arg(long, value_parser = parse_board)]
+        board: Option<proto::Board>,
+        /// Games, 1..=1000.
+        #[arg(long, default_value_t = 100)]
+        games: u32,
+        /// Moves per game, 1..=1000 (games x moves at most 100000).
+        #[arg(long, default_value_t = 20)]
+        moves: u32,
+        /// Base seed (game g plays from seed + g).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Move policy.
+        #[arg(long, value_enum, default_value_t = PolicyArg::HintGreedy)]
+        policy: PolicyArg,
+        /// Refill colours (and colours of a generated board).
+        #[arg(long, default_value_t = 6)]
+        colors: u32,
+        /// Columns of a generated board.
+        #[arg(long, default_value_t = 9)]
+        width: u32,
+        /// Rows of a generated board.
+        #[arg(long, default_value_t = 9)]
+        height: u32,
+        /// Seed of a generated board.
+        #[arg(long, default_value_t = 0)]
+        board_seed: u64,
     },
     /// Shuffle a full board into a playable one.
     Shuffle {
@@ -255,7 +359,207 @@ pub(super) async fn run_swap(server: &str, args: ClientArgs<SwapCommand>) -> Res
                 board_summary(r.board.as_ref(), "valid swaps", r.valid_swap_count)
             })
         }
+        SwapCommand::Replay {
+            board,
+            swaps,
+            seeds,
+            move_seed,
+            colors,
+            refill,
+            no_auto_shuffle,
+            max_steps,
+            width,
+            height,
+            seed,
+        } => {
+            use proto::swap_replay_game_request::Start;
+            let start = match board {
+                Some(board) => Start::Board(board),
+                None => Start::Generate(proto::SwapGenerateBoardRequest {
+                    width,
+                    height,
+                    colors,
+                    seed,
+                    ..Default::default()
+                }),
+            };
+            let moves = swaps
+                .into_iter()
+                .enumerate()
+                .map(|(i, swap)| proto::SwapMove {
+                    swap: Some(swap),
+                    colors,
+                    seed: seeds
+                        .get(i)
+                        .copied()
+                        .unwrap_or_else(|| move_seed.wrapping_add(i as u64)),
+                    refill: refill_mode(refill).into(),
+                    auto_shuffle: Some(!no_auto_shuffle),
+                    max_steps,
+                })
+                .collect();
+            let request = proto::SwapReplayGameRequest {
+                start: Some(start),
+                moves,
+            };
+            emit(
+                json,
+                &reply(client.replay_game(request).await)?,
+                replay_text,
+            )
+        }
+        SwapCommand::Hint {
+            board,
+            top,
+            samples,
+            seed,
+            colors,
+        } => {
+            let request = proto::SwapHintRequest {
+                board: Some(board),
+                top_n: top,
+                samples,
+                seed,
+                colors,
+                max_steps: 0,
+            };
+            emit(json, &reply(client.hint(request).await)?, |r| {
+                let mut text = format!("{} valid swaps\n", r.valid_swap_count);
+                for (i, h) in r.hints.iter().enumerate() {
+                    let _ = write!(
+                        text,
+                        "{:>3}. {} score {} cleared {} steps {}",
+                        i + 1,
+                        h.swap.as_ref().map_or_else(String::new, swap_text),
+                        h.score,
+                        h.cleared,
+                        h.steps
+                    );
+                    if h.specials_created > 0 {
+                        let _ = write!(text, " specials {}", h.specials_created);
+                    }
+                    if h.combination != 0 {
+                        let _ = write!(text, " {}", combination_name(h.combination));
+                    }
+                    if samples > 0 {
+                        let _ = write!(text, " sampled mean {:.1}", h.mean_sampled_score);
+                    }
+                    text.push('\n');
+                }
+                text
+            })
+        }
+        SwapCommand::Simulate {
+            board,
+            games,
+            moves,
+            seed,
+            policy,
+            colors,
+            width,
+            height,
+            board_seed,
+        } => {
+            use proto::swap_simulate_request::Start;
+            let start = match board {
+                Some(board) => Start::Board(board),
+                None => Start::Generate(proto::SwapGenerateBoardRequest {
+                    width,
+                    height,
+                    colors,
+                    seed: board_seed,
+                    ..Default::default()
+                }),
+            };
+            let request = proto::SwapSimulateRequest {
+                start: Some(start),
+                games,
+                moves,
+                seed,
+                policy: match policy {
+                    PolicyArg::HintGreedy => proto::SwapPolicy::HintGreedy,
+                    PolicyArg::Random => proto::SwapPolicy::Random,
+                }
+                .into(),
+                colors,
+                max_steps: 0,
+            };
+            let response =
+                super::collapse::with_progress("simulating", 0, client.simulate(request)).await;
+            emit(json, &reply(response)?, |r| {
+                format!(
+                    "{} games, {} moves played\nscore mean {:.1}, p10 {}, p50 {}, p90 {} (min {}, max {})\n\
+                     shuffles {} ({:.2} a game), mean cascade depth {:.2} steps a move\n\
+                     dead games (no shuffle possible) {}\n",
+                    r.game_scores.len(),
+                    r.moves_played,
+                    r.mean_score,
+                    r.p10_score,
+                    r.p50_score,
+                    r.p90_score,
+                    r.min_score,
+                    r.max_score,
+                    r.shuffles,
+                    r.mean_shuffles,
+                    r.mean_cascade_depth,
+                    r.dead_games
+                )
+            })
+        }
     }
+}
+
+/// The text form of a ReplayGame answer.
+fn replay_text(r: &proto::SwapReplayGameResponse) -> String {
+    let mut text = String::new();
+    if let Some(start) = &r.start_board {
+        let _ = write!(
+            text,
+            "start ({})\n{}",
+            board_text(start),
+            render_board(start)
+        );
+    }
+    for (i, m) in r.moves.iter().enumerate() {
+        let _ = writeln!(
+            text,
+            "{:>3}. swap {} score {} steps {}{}{}",
+            i + 1,
+            m.swap
+                .as_ref()
+                .map_or_else(|| "(none)".to_owned(), swap_text),
+            m.score,
+            m.steps,
+            if m.shuffled { ", shuffled" } else { "" },
+            if m.dead { ", dead" } else { "" }
+        );
+    }
+    if let Some(rejected) = &r.rejected {
+        let verdict =
+            proto::SwapVerdict::try_from(rejected.verdict).map_or("?", |v| v.as_str_name());
+        let _ = writeln!(
+            text,
+            "move {} refused ({}{}): {}; nothing after it applied",
+            rejected.index + 1,
+            rejected.reason,
+            if rejected.verdict != 0 {
+                format!(", {verdict}")
+            } else {
+                String::new()
+            },
+            rejected.message
+        );
+    }
+    let after = r.board.clone().unwrap_or_default();
+    let digest: String = r.board_digest.iter().map(|b| format!("{b:02x}")).collect();
+    let _ = write!(
+        text,
+        "total score {}\nfinal board ({})\n{}sha256 {digest}\n",
+        r.total_score,
+        board_text(&after),
+        render_board(&after)
+    );
+    text
 }
 
 /// A piece kind's short name (`STRIPED_H`, ...).

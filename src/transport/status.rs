@@ -196,6 +196,18 @@ pub fn overloaded(concurrency_limit: u32) -> Status {
     )
 }
 
+/// Long work (sampled Hint, Simulate) stopped because its deadline passed while it ran, or the
+/// call was cancelled (DEADLINE_EXCEEDED, reason `WORK_DEADLINE`); it has no partial answer.
+pub fn work_deadline() -> Status {
+    with_reason(
+        Code::DeadlineExceeded,
+        "WORK_DEADLINE",
+        "the deadline passed (or the call was cancelled) before the work ended; ask for less \
+         (fewer samples, games or moves) or allow more time"
+            .to_owned(),
+    )
+}
+
 /// A request that ran past the server's timeout (DEADLINE_EXCEEDED, reason `SERVER_TIMEOUT`).
 pub fn server_timeout(timeout: std::time::Duration) -> Status {
     with_reason(

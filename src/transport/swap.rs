@@ -6,8 +6,8 @@ use prost::Message;
 use tonic::{Request, Response, Status};
 
 use super::{
-    INLINE_CELL_LIMIT, Placement, SEARCH_INLINE_CELL_LIMIT, ServiceLimits, board_cells, cells,
-    run_engine,
+    INLINE_CELL_LIMIT, Placement, SEARCH_INLINE_CELL_LIMIT, SearchContext, ServiceLimits,
+    board_cells, cells, run_engine, run_search,
 };
 
 use super::convert::{
@@ -323,6 +323,498 @@ pub fn shuffle(request: proto::ShuffleRequest) -> Result<proto::ShuffleResponse,
     })
 }
 
+/// Most moves one `ReplayGame` takes: 1000. More is INVALID_ARGUMENT naming `moves`.
+pub const MAX_REPLAY_MOVES: usize = 1_000;
+
+/// The ResolveCascade request of a replayed move on `board`.
+fn move_request(board: proto::Board, play: &proto::SwapMove) -> proto::ResolveCascadeRequest {
+    proto::ResolveCascadeRequest {
+        board: Some(board),
+        swap: play.swap,
+        colors: play.colors,
+        seed: play.seed,
+        refill: play.refill,
+        auto_shuffle: play.auto_shuffle,
+        max_steps: play.max_steps,
+        include_step_boards: false,
+    }
+}
+
+/// The verdict an engine error says about a swap: OUT_OF_BOUNDS for an off-board swap
+/// position, the illegal-swap verdict, UNSPECIFIED for anything else.
+fn refusal_verdict(error: &EngineError) -> proto::SwapVerdict {
+    match error {
+        EngineError::PositionOffBoard {
+            field: "swap.a" | "swap.b",
+            ..
+        } => proto::SwapVerdict::OutOfBounds,
+        EngineError::IllegalSwap(rejection) => {
+            proto::SwapVerdict::from(engine::SwapVerdict::from(*rejection))
+        }
+        _ => proto::SwapVerdict::Unspecified,
+    }
+}
+
+/// The status ResolveCascade answers for `error` within `limits` (as
+/// [`resolve_cascade_bounded`] maps it).
+fn cascade_status(error: EngineError, limits: ServiceLimits) -> Status {
+    match error {
+        EngineError::CascadeStopped { steps } => {
+            super::status::cascade_too_large(steps, limits.max_response_bytes, false)
+        }
+        other => Status::from(other),
+    }
+}
+
+/// The SHA-256 digest of a swap-family board as ReplayGame documents it: the plain board
+/// digest, or the level digest for a board carrying `holes`/`kinds`.
+///
+/// # Errors
+/// As the board conversion (a malformed board).
+pub fn swap_board_digest(board: &proto::Board) -> Result<[u8; 32], EngineError> {
+    Ok(match swap_board_from_proto(Some(board.clone()))? {
+        SwapBoard::Plain(board) => engine::board_digest(&board),
+        SwapBoard::Level(level) => level::level_board_digest(&level),
+    })
+}
+
+/// ReplayGame, engine side: each move is the ResolveCascade request made of its fields on the
+/// board the previous one returned, resolved by the same function as ResolveCascade within
+/// `limits` (so its reply-size refusal is the same too).
+///
+/// # Errors
+/// INVALID_ARGUMENT for more than [`MAX_REPLAY_MOVES`] moves (naming `moves`), a missing start,
+/// a malformed board, or a generation request GenerateBoard refuses. Refused moves are not
+/// errors: the first is reported in the response.
+pub fn replay_game(
+    request: proto::SwapReplayGameRequest,
+    limits: ServiceLimits,
+) -> Result<proto::SwapReplayGameResponse, EngineError> {
+    use proto::swap_replay_game_request::Start;
+    if request.moves.len() > MAX_REPLAY_MOVES {
+        return Err(EngineError::InvalidParameter {
+            field: "moves",
+            reason: format!(
+                "at most {MAX_REPLAY_MOVES} moves per replay, got {}",
+                request.moves.len()
+            ),
+        });
+    }
+    let (start, generated) = match request.start {
+        Some(Start::Board(board)) => {
+            // Malformed boards fail the whole call; stability is the first move's business.
+            swap_board_from_proto(Some(board.clone()))?;
+            (board, false)
+        }
+        Some(Start::Generate(generate)) => {
+            let board = generate_board(generate)?
+                .board
+                .ok_or_else(|| super::convert::required("board"))?;
+            (board, true)
+        }
+        None => return Err(super::convert::required("start")),
+    };
+    let mut board = start.clone();
+    let mut moves = Vec::with_capacity(request.moves.len());
+    let mut total_score = 0u64;
+    let mut rejected = None;
+    for (index, play) in request.moves.iter().enumerate() {
+        match resolve_cascade_within(move_request(board.clone(), play), limits.max_response_bytes) {
+            Ok(response) => {
+                total_score = total_score.saturating_add(response.total_score);
+                moves.push(proto::SwapReplayMove {
+                    swap: play.swap,
+                    score: response.total_score,
+                    steps: response.steps.len() as u32,
+                    shuffled: response.shuffled,
+                    dead: response.dead,
+                    stable: response.stable,
+                    valid_swap_count: response.valid_swap_count,
+                });
+                if let Some(next) = response.board {
+                    board = next;
+                }
+            }
+            Err(error) => {
+                let verdict = refusal_verdict(&error);
+                let status = cascade_status(error, limits);
+                rejected = Some(proto::SwapReplayRejection {
+                    index: index as u32,
+                    swap: play.swap,
+                    verdict: verdict.into(),
+                    code: status.code() as u32,
+                    reason: error_reason(&status),
+                    message: status.message().to_owned(),
+                });
+                break;
+            }
+        }
+    }
+    Ok(proto::SwapReplayGameResponse {
+        moves,
+        total_score,
+        board_digest: swap_board_digest(&board)?.to_vec(),
+        board: Some(board),
+        rejected,
+        start_board: generated.then_some(start),
+    })
+}
+
+/// The `google.rpc.ErrorInfo` reason of a status this server made; empty without one.
+fn error_reason(status: &Status) -> String {
+    use tonic_types::StatusExt;
+    status
+        .get_error_details()
+        .error_info()
+        .map(|info| info.reason.clone())
+        .unwrap_or_default()
+}
+
+/// Where a replay runs: inline for a small board (or generation request) and at most 64
+/// moves, on the blocking pool otherwise.
+fn replay_placement(request: &proto::SwapReplayGameRequest) -> Placement {
+    use proto::swap_replay_game_request::Start;
+    let board = match &request.start {
+        Some(Start::Board(board)) => board_cells(Some(board)),
+        Some(Start::Generate(generate)) => cells(generate.width, generate.height),
+        None => 0,
+    };
+    if request.moves.len() <= 64 {
+        Placement::for_cells(board, INLINE_CELL_LIMIT)
+    } else {
+        Placement::Blocking
+    }
+}
+
+/// Most sampled refills per swap in `Hint`.
+pub const MAX_HINT_SAMPLES: u32 = 1_000;
+/// Most sampled cascades in one `Hint`: samples times valid swaps.
+pub const MAX_HINT_SAMPLED_CASCADES: u64 = 100_000;
+
+/// `Err(WORK_DEADLINE)` when `context`'s deadline has passed or its call was cancelled.
+fn check_context(context: Option<&SearchContext>) -> Result<(), Status> {
+    match context {
+        Some(context)
+            if context.cancel.load(std::sync::atomic::Ordering::Relaxed)
+                || context
+                    .deadline
+                    .is_some_and(|d| std::time::Instant::now() >= d) =>
+        {
+            Err(super::status::work_deadline())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The valid swaps of a proto board with their combinations (UNSPECIFIED on plain boards), as
+/// CheckDeadState lists them.
+fn listed_swaps(board: &proto::Board) -> Result<Vec<(proto::Swap, i32)>, EngineError> {
+    let listed = check_dead_state(proto::SwapCheckDeadStateRequest {
+        board: Some(board.clone()),
+    })?;
+    let combinations = listed.combinations;
+    Ok(listed
+        .valid_swaps
+        .into_iter()
+        .enumerate()
+        .map(|(i, swap)| (swap, combinations.get(i).copied().unwrap_or(0)))
+        .collect())
+}
+
+/// Every valid swap of `board` with its certain outcome (its NONE-refill cascade), ranked as
+/// SwapHintResponse documents; `mean_sampled_score` left 0.
+fn ranked_hints(board: &proto::Board, max_steps: u32) -> Result<Vec<proto::SwapHint>, EngineError> {
+    let mut hints = Vec::new();
+    for (swap, combination) in listed_swaps(board)? {
+        let outcome = resolve_cascade(proto::ResolveCascadeRequest {
+            board: Some(board.clone()),
+            swap: Some(swap),
+            refill: proto::RefillMode::None.into(),
+            max_steps,
+            ..Default::default()
+        })?;
+        let cleared: usize = outcome
+            .steps
+            .iter()
+            .map(|s| s.groups.iter().map(|g| g.cells.len()).sum::<usize>() + s.effect_cleared.len())
+            .sum();
+        let specials: usize = outcome.steps.iter().map(|s| s.created.len()).sum();
+        hints.push(proto::SwapHint {
+            swap: Some(swap),
+            combination,
+            score: outcome.total_score,
+            cleared: cleared as u32,
+            specials_created: specials as u32,
+            steps: outcome.steps.len() as u32,
+            mean_sampled_score: 0.0,
+        });
+    }
+    // Stable: equal keys keep CheckDeadState's row-major order (by a, then b).
+    hints.sort_by(|x, y| {
+        (y.score, y.cleared, y.specials_created).cmp(&(x.score, x.cleared, x.specials_created))
+    });
+    Ok(hints)
+}
+
+/// Hint, engine side; `context` (sampled hints on the blocking pool) stops the sampling when
+/// its deadline passes or the call is cancelled. Checks `samples`, `colors` (when sampling),
+/// `max_steps`, then the board.
+///
+/// # Errors
+/// INVALID_ARGUMENT for an out-of-range field (`samples` also past
+/// [`MAX_HINT_SAMPLED_CASCADES`]); FAILED_PRECONDITION for an unstable board;
+/// RESOURCE_EXHAUSTED naming `max_steps` for a cascade past it; DEADLINE_EXCEEDED
+/// (`WORK_DEADLINE`) when stopped by `context`.
+pub fn hint(
+    request: proto::SwapHintRequest,
+    context: Option<&SearchContext>,
+) -> Result<proto::SwapHintResponse, Status> {
+    if request.samples > MAX_HINT_SAMPLES {
+        return Err(EngineError::InvalidParameter {
+            field: "samples",
+            reason: format!("must be 0..={MAX_HINT_SAMPLES}, got {}", request.samples),
+        }
+        .into());
+    }
+    // The sampled requests' options, checked once (the certain ones use NONE refill).
+    cascade_options(&proto::ResolveCascadeRequest {
+        colors: if request.samples > 0 {
+            request.colors
+        } else {
+            1
+        },
+        max_steps: request.max_steps,
+        ..Default::default()
+    })?;
+    let board = request
+        .board
+        .ok_or_else(|| super::convert::required("board"))?;
+    let mut hints = ranked_hints(&board, request.max_steps)?;
+    let valid_swap_count = hints.len() as u32;
+    if request.samples > 0 {
+        let sampled = u64::from(request.samples) * hints.len() as u64;
+        if sampled > MAX_HINT_SAMPLED_CASCADES {
+            return Err(EngineError::InvalidParameter {
+                field: "samples",
+                reason: format!(
+                    "samples x valid swaps must be at most {MAX_HINT_SAMPLED_CASCADES}, got {} x {} = {sampled}",
+                    request.samples,
+                    hints.len()
+                ),
+            }
+            .into());
+        }
+    }
+    if request.top_n > 0 {
+        hints.truncate(request.top_n as usize);
+    }
+    for hint in &mut hints {
+        if request.samples == 0 {
+            break;
+        }
+        let mut sum = 0f64;
+        for i in 0..request.samples {
+            check_context(context)?;
+            let outcome = resolve_cascade(proto::ResolveCascadeRequest {
+                board: Some(board.clone()),
+                swap: hint.swap,
+                colors: request.colors,
+                seed: request.seed.wrapping_add(u64::from(i)),
+                refill: proto::RefillMode::Random.into(),
+                max_steps: request.max_steps,
+                ..Default::default()
+            })?;
+            sum += outcome.total_score as f64;
+        }
+        hint.mean_sampled_score = sum / f64::from(request.samples);
+    }
+    Ok(proto::SwapHintResponse {
+        hints,
+        valid_swap_count,
+    })
+}
+
+/// Most games in one `Simulate`.
+pub const MAX_SIMULATE_GAMES: u32 = 1_000;
+/// Most moves per game in one `Simulate`.
+pub const MAX_SIMULATE_MOVES: u32 = 1_000;
+/// Most moves in one `Simulate`: games times moves.
+pub const MAX_SIMULATE_TOTAL_MOVES: u64 = 100_000;
+
+/// One simulated game's tallies.
+#[derive(Default)]
+struct GameTally {
+    score: u64,
+    moves: u64,
+    steps: u64,
+    shuffles: u64,
+    dead: bool,
+}
+
+/// Plays game `index` of a simulation as SwapSimulateRequest documents.
+fn simulate_game(
+    start: &proto::Board,
+    request: &proto::SwapSimulateRequest,
+    policy: proto::SwapPolicy,
+    colors: u32,
+    index: u32,
+    context: Option<&SearchContext>,
+) -> Result<GameTally, Status> {
+    use rand::{Rng, RngCore};
+    let mut rng = engine::rng_from_seed(request.seed.wrapping_add(u64::from(index)));
+    let mut board = start.clone();
+    let mut tally = GameTally::default();
+    for _ in 0..request.moves {
+        check_context(context)?;
+        let swap = match policy {
+            proto::SwapPolicy::Random => {
+                let listed = listed_swaps(&board)?;
+                if listed.is_empty() {
+                    tally.dead = true;
+                    break;
+                }
+                listed[rng.random_range(0..listed.len())].0
+            }
+            proto::SwapPolicy::Unspecified | proto::SwapPolicy::HintGreedy => {
+                match ranked_hints(&board, request.max_steps)?
+                    .first()
+                    .and_then(|h| h.swap)
+                {
+                    Some(swap) => swap,
+                    None => {
+                        tally.dead = true;
+                        break;
+                    }
+                }
+            }
+        };
+        let outcome = resolve_cascade(proto::ResolveCascadeRequest {
+            board: Some(board),
+            swap: Some(swap),
+            colors,
+            seed: rng.next_u64(),
+            refill: proto::RefillMode::Random.into(),
+            auto_shuffle: Some(true),
+            max_steps: request.max_steps,
+            include_step_boards: false,
+        })?;
+        tally.score = tally.score.saturating_add(outcome.total_score);
+        tally.moves += 1;
+        tally.steps += outcome.steps.len() as u64;
+        tally.shuffles += u64::from(outcome.shuffled);
+        board = outcome
+            .board
+            .ok_or_else(|| Status::internal("cascade without a board"))?;
+        if outcome.dead {
+            tally.dead = true;
+            break;
+        }
+    }
+    Ok(tally)
+}
+
+/// The nearest-rank `p`-th percentile of ascending `sorted` (not empty): the element of rank
+/// ceil(p * N / 100), 1-based.
+fn nearest_rank(sorted: &[u64], p: usize) -> u64 {
+    let rank = (p * sorted.len()).div_ceil(100).max(1);
+    sorted.get(rank - 1).copied().unwrap_or(0)
+}
+
+fn simulate_limit(field: &'static str, reason: String) -> Status {
+    EngineError::InvalidParameter { field, reason }.into()
+}
+
+/// Simulate, engine side; `context` stops it (DEADLINE_EXCEEDED, `WORK_DEADLINE`) when its
+/// deadline passes or the call is cancelled. Checks `games`, `moves`, their product, `policy`,
+/// `colors`, `max_steps`, then the start.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field out of range; FAILED_PRECONDITION for an unstable start
+/// board; RESOURCE_EXHAUSTED naming `max_steps` for a cascade past it.
+pub fn simulate(
+    request: proto::SwapSimulateRequest,
+    context: Option<&SearchContext>,
+) -> Result<proto::SwapSimulateResponse, Status> {
+    use proto::swap_simulate_request::Start;
+    if !(1..=MAX_SIMULATE_GAMES).contains(&request.games) {
+        return Err(simulate_limit(
+            "games",
+            format!("must be 1..={MAX_SIMULATE_GAMES}, got {}", request.games),
+        ));
+    }
+    if !(1..=MAX_SIMULATE_MOVES).contains(&request.moves) {
+        return Err(simulate_limit(
+            "moves",
+            format!("must be 1..={MAX_SIMULATE_MOVES}, got {}", request.moves),
+        ));
+    }
+    let total = u64::from(request.games) * u64::from(request.moves);
+    if total > MAX_SIMULATE_TOTAL_MOVES {
+        return Err(simulate_limit(
+            "moves",
+            format!(
+                "games x moves must be at most {MAX_SIMULATE_TOTAL_MOVES}, got {} x {} = {total}",
+                request.games, request.moves
+            ),
+        ));
+    }
+    let policy = proto::SwapPolicy::try_from(request.policy)
+        .map_err(|_| Status::from(unknown_enum("policy", request.policy)))?;
+    let colors = match (&request.start, request.colors) {
+        (Some(Start::Generate(generate)), 0) => generate.colors,
+        (_, colors) => colors,
+    };
+    cascade_options(&proto::ResolveCascadeRequest {
+        colors,
+        max_steps: request.max_steps,
+        ..Default::default()
+    })?;
+    let (start, generated) = match &request.start {
+        Some(Start::Board(board)) => (board.clone(), false),
+        Some(Start::Generate(generate)) => (
+            generate_board(generate.clone())?
+                .board
+                .ok_or_else(|| Status::internal("generation without a board"))?,
+            true,
+        ),
+        None => return Err(super::convert::required("start").into()),
+    };
+    // The start must be stable (the error CheckDeadState gives otherwise).
+    listed_swaps(&start)?;
+    let mut scores = Vec::with_capacity(request.games as usize);
+    let (mut moves_played, mut steps, mut shuffles, mut dead_games) = (0u64, 0u64, 0u64, 0u32);
+    for index in 0..request.games {
+        let tally = simulate_game(&start, &request, policy, colors, index, context)?;
+        scores.push(tally.score);
+        moves_played += tally.moves;
+        steps += tally.steps;
+        shuffles += tally.shuffles;
+        dead_games += u32::from(tally.dead);
+    }
+    let mut sorted = scores.clone();
+    sorted.sort_unstable();
+    let games = f64::from(request.games);
+    Ok(proto::SwapSimulateResponse {
+        mean_score: scores.iter().map(|&s| s as f64).sum::<f64>() / games,
+        p10_score: nearest_rank(&sorted, 10),
+        p50_score: nearest_rank(&sorted, 50),
+        p90_score: nearest_rank(&sorted, 90),
+        min_score: sorted.first().copied().unwrap_or(0),
+        max_score: sorted.last().copied().unwrap_or(0),
+        game_scores: scores,
+        moves_played,
+        shuffles,
+        mean_shuffles: shuffles as f64 / games,
+        mean_cascade_depth: if moves_played == 0 {
+            0.0
+        } else {
+            steps as f64 / moves_played as f64
+        },
+        dead_games,
+        start_board: generated.then_some(start),
+    })
+}
+
 #[tonic::async_trait]
 impl SwapPuzzle for SwapService {
     async fn generate_board(
@@ -377,6 +869,43 @@ impl SwapPuzzle for SwapService {
             SEARCH_INLINE_CELL_LIMIT,
         );
         run_engine(self.limits, placement, request, |r, _| shuffle(r)).await
+    }
+
+    async fn replay_game(
+        &self,
+        request: Request<proto::SwapReplayGameRequest>,
+    ) -> Result<Response<proto::SwapReplayGameResponse>, Status> {
+        let placement = replay_placement(request.get_ref());
+        run_engine(self.limits, placement, request, replay_game).await
+    }
+
+    async fn hint(
+        &self,
+        request: Request<proto::SwapHintRequest>,
+    ) -> Result<Response<proto::SwapHintResponse>, Status> {
+        let message = request.get_ref();
+        if message.samples > 0 {
+            return run_search(self.limits, request, |r, _, context| {
+                hint(r, Some(&context))
+            })
+            .await;
+        }
+        // One NONE-refill cascade per valid swap: inline only on small boards.
+        let placement = Placement::for_cells(
+            board_cells(message.board.as_ref()),
+            SEARCH_INLINE_CELL_LIMIT,
+        );
+        run_engine(self.limits, placement, request, |r, _| hint(r, None)).await
+    }
+
+    async fn simulate(
+        &self,
+        request: Request<proto::SwapSimulateRequest>,
+    ) -> Result<Response<proto::SwapSimulateResponse>, Status> {
+        run_search(self.limits, request, |r, _, context| {
+            simulate(r, Some(&context))
+        })
+        .await
     }
 }
 

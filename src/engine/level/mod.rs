@@ -381,6 +381,36 @@ impl TryFrom<LevelBoard> for StableLevel {
 // Keeps the letter table in the public docs above reachable for rustdoc links.
 const _: &[u8; 16] = COLOR_LETTERS;
 
+/// SHA-256 fingerprint of a level board, extending the plain board's digest
+/// ([`crate::engine::board_digest`]: width and height as 4-byte little-endian integers, then one
+/// colour byte per cell, row-major) with one more byte per cell, row-major: 255 for a hole,
+/// else the cell's kind as its `PieceKind` proto number with NORMAL as 0 (STRIPED_H 2,
+/// STRIPED_V 3, WRAPPED 4, COLOR_BOMB 5).
+pub fn level_board_digest(level: &LevelBoard) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    hasher.update((level.width() as u32).to_le_bytes());
+    hasher.update((level.height() as u32).to_le_bytes());
+    hasher.update(level.board().cells());
+    let kinds: Vec<u8> = (0..level.len())
+        .map(|i| {
+            if level.is_hole(i) {
+                255
+            } else {
+                match level.kind(i) {
+                    PieceKind::Normal => 0,
+                    PieceKind::StripedH => 2,
+                    PieceKind::StripedV => 3,
+                    PieceKind::Wrapped => 4,
+                    PieceKind::ColorBomb => 5,
+                }
+            }
+        })
+        .collect();
+    hasher.update(kinds);
+    hasher.finalize().into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
