@@ -605,6 +605,650 @@ export declare type ShuffleResponse = Message<"matchgrid.v1.ShuffleResponse"> & 
 export declare const ShuffleResponseSchema: GenMessage<ShuffleResponse>;
 
 /**
+ * ReplayGame: a whole game checked in one call. The response is what ResolveCascade calls in
+ * sequence would give, each on the board the previous one returned (its `board`, after the
+ * shuffle when it shuffled), each with its own swap and options. The first move that
+ * ResolveCascade would refuse stops the replay: it is reported in `rejected` (not as an error),
+ * the moves before it are reported and applied, none after it.
+ *
+ * @generated from message matchgrid.v1.SwapReplayGameRequest
+ */
+export declare type SwapReplayGameRequest = Message<"matchgrid.v1.SwapReplayGameRequest"> & {
+  /**
+   * Where the game starts: a board (stable when the first move has a swap, as ResolveCascade
+   * requires), or a generation request whose board (exactly GenerateBoard's for the same
+   * request) is the start. Required: missing is INVALID_ARGUMENT naming `start`. A malformed
+   * board or generation request is an error of the whole call, as GenerateBoard or the board
+   * conversion answers it; an unstable board is reported as move 0's rejection.
+   *
+   * @generated from oneof matchgrid.v1.SwapReplayGameRequest.start
+   */
+  start: {
+    /**
+     * A board, plain or level (sides 1..=64).
+     *
+     * @generated from field: matchgrid.v1.Board board = 1;
+     */
+    value: Board;
+    case: "board";
+  } | {
+    /**
+     * Generate the starting board as GenerateBoard does (plain, or a level board with `holes`).
+     *
+     * @generated from field: matchgrid.v1.SwapGenerateBoardRequest generate = 2;
+     */
+    value: SwapGenerateBoardRequest;
+    case: "generate";
+  } | { case: undefined; value?: undefined };
+
+  /**
+   * The moves, in order. At most 1000; more is INVALID_ARGUMENT naming `moves`.
+   *
+   * @generated from field: repeated matchgrid.v1.SwapMove moves = 3;
+   */
+  moves: SwapMove[];
+};
+
+/**
+ * Describes the message matchgrid.v1.SwapReplayGameRequest.
+ * Use `create(SwapReplayGameRequestSchema)` to create a new message.
+ */
+export declare const SwapReplayGameRequestSchema: GenMessage<SwapReplayGameRequest>;
+
+/**
+ * One move of a replayed game: the swap and the options the client passed to ResolveCascade
+ * for it (the fields of ResolveCascadeRequest other than `board` and `include_step_boards`,
+ * with the same meaning, defaults and errors).
+ *
+ * @generated from message matchgrid.v1.SwapMove
+ */
+export declare type SwapMove = Message<"matchgrid.v1.SwapMove"> & {
+  /**
+   * The swap. Absent: ResolveCascade without a swap (the board resolved as given; on a dead
+   * board with RANDOM refill and auto_shuffle this is the shuffle).
+   *
+   * @generated from field: matchgrid.v1.Swap swap = 1;
+   */
+  swap?: Swap | undefined;
+
+  /**
+   * Number of colours for RANDOM refill, 1..=16; ignored under NONE.
+   *
+   * @generated from field: uint32 colors = 2;
+   */
+  colors: number;
+
+  /**
+   * Seed of the move's RNG stream (refill and automatic shuffle).
+   *
+   * @generated from field: uint64 seed = 3;
+   */
+  seed: bigint;
+
+  /**
+   * Refill mode; default RANDOM.
+   *
+   * @generated from field: matchgrid.v1.RefillMode refill = 4;
+   */
+  refill: RefillMode;
+
+  /**
+   * Shuffle a dead final board (RANDOM refill only). Unset means true.
+   *
+   * @generated from field: optional bool auto_shuffle = 5;
+   */
+  autoShuffle?: boolean | undefined;
+
+  /**
+   * Maximum cascade steps, 1..=1000; unset or 0 means 200.
+   *
+   * @generated from field: uint32 max_steps = 6;
+   */
+  maxSteps: number;
+};
+
+/**
+ * Describes the message matchgrid.v1.SwapMove.
+ * Use `create(SwapMoveSchema)` to create a new message.
+ */
+export declare const SwapMoveSchema: GenMessage<SwapMove>;
+
+/**
+ * One applied move, with what ResolveCascade answers for it (less the steps and boards).
+ *
+ * @generated from message matchgrid.v1.SwapReplayMove
+ */
+export declare type SwapReplayMove = Message<"matchgrid.v1.SwapReplayMove"> & {
+  /**
+   * The swap as given; absent when the move had none.
+   *
+   * @generated from field: matchgrid.v1.Swap swap = 1;
+   */
+  swap?: Swap | undefined;
+
+  /**
+   * ResolveCascade's `total_score`: the move's score.
+   *
+   * @generated from field: uint64 score = 2;
+   */
+  score: bigint;
+
+  /**
+   * The number of cascade steps ResolveCascade reports (its `steps` list's length).
+   *
+   * @generated from field: uint32 steps = 3;
+   */
+  steps: number;
+
+  /**
+   * ResolveCascade's `shuffled`.
+   *
+   * @generated from field: bool shuffled = 4;
+   */
+  shuffled: boolean;
+
+  /**
+   * ResolveCascade's `dead`.
+   *
+   * @generated from field: bool dead = 5;
+   */
+  dead: boolean;
+
+  /**
+   * ResolveCascade's `stable`.
+   *
+   * @generated from field: bool stable = 6;
+   */
+  stable: boolean;
+
+  /**
+   * ResolveCascade's `valid_swap_count`.
+   *
+   * @generated from field: uint32 valid_swap_count = 7;
+   */
+  validSwapCount: number;
+};
+
+/**
+ * Describes the message matchgrid.v1.SwapReplayMove.
+ * Use `create(SwapReplayMoveSchema)` to create a new message.
+ */
+export declare const SwapReplayMoveSchema: GenMessage<SwapReplayMove>;
+
+/**
+ * The first move ResolveCascade would refuse, and how it would have refused it.
+ *
+ * @generated from message matchgrid.v1.SwapReplayRejection
+ */
+export declare type SwapReplayRejection = Message<"matchgrid.v1.SwapReplayRejection"> & {
+  /**
+   * Its index in `moves`, 0-based.
+   *
+   * @generated from field: uint32 index = 1;
+   */
+  index: number;
+
+  /**
+   * The swap as given; absent when the move had none.
+   *
+   * @generated from field: matchgrid.v1.Swap swap = 2;
+   */
+  swap?: Swap | undefined;
+
+  /**
+   * When the refusal is about the swap itself: OUT_OF_BOUNDS (ResolveCascade's
+   * INVALID_ARGUMENT naming `swap.a` or `swap.b`), HOLE, NOT_ADJACENT, EMPTY_CELL or NO_MATCH
+   * (its FAILED_PRECONDITION ILLEGAL_SWAP). UNSPECIFIED for any other refusal (an unstable
+   * board, a bad option, the cascade limit, the reply limit).
+   *
+   * @generated from field: matchgrid.v1.SwapVerdict verdict = 3;
+   */
+  verdict: SwapVerdict;
+
+  /**
+   * The gRPC status code ResolveCascade would answer (google.rpc.Code: 3 INVALID_ARGUMENT,
+   * 8 RESOURCE_EXHAUSTED, 9 FAILED_PRECONDITION).
+   *
+   * @generated from field: uint32 code = 4;
+   */
+  code: number;
+
+  /**
+   * Its google.rpc.ErrorInfo reason, e.g. ILLEGAL_SWAP, UNSTABLE_BOARD,
+   * CASCADE_LIMIT_EXCEEDED, CASCADE_TOO_LARGE, INVALID_ARGUMENT (a bad option), POSITION_OFF_BOARD.
+   *
+   * @generated from field: string reason = 5;
+   */
+  reason: string;
+
+  /**
+   * Its status message, verbatim.
+   *
+   * @generated from field: string message = 6;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message matchgrid.v1.SwapReplayRejection.
+ * Use `create(SwapReplayRejectionSchema)` to create a new message.
+ */
+export declare const SwapReplayRejectionSchema: GenMessage<SwapReplayRejection>;
+
+/**
+ * @generated from message matchgrid.v1.SwapReplayGameResponse
+ */
+export declare type SwapReplayGameResponse = Message<"matchgrid.v1.SwapReplayGameResponse"> & {
+  /**
+   * The applied moves in order: all of them, or those before `rejected`.
+   *
+   * @generated from field: repeated matchgrid.v1.SwapReplayMove moves = 1;
+   */
+  moves: SwapReplayMove[];
+
+  /**
+   * Sum of the applied moves' scores.
+   *
+   * @generated from field: uint64 total_score = 2;
+   */
+  totalScore: bigint;
+
+  /**
+   * The board after the applied moves (the start board when none applied).
+   *
+   * @generated from field: matchgrid.v1.Board board = 3;
+   */
+  board?: Board | undefined;
+
+  /**
+   * The first refused move; absent when every move applied.
+   *
+   * @generated from field: matchgrid.v1.SwapReplayRejection rejected = 4;
+   */
+  rejected?: SwapReplayRejection | undefined;
+
+  /**
+   * SHA-256 of `board`, 32 bytes: its width and height as 4-byte little-endian unsigned
+   * integers, then one byte per cell in row-major order (0 empty, 1..=16 a colour), exactly
+   * as CollapseReplayGameResponse.board_digest. A level board (one carrying `holes`/`kinds`)
+   * adds one more byte per cell, row-major: 255 for a hole, else its PieceKind number with
+   * NORMAL as 0 (STRIPED_H 2, STRIPED_V 3, WRAPPED 4, COLOR_BOMB 5). Compare it with the
+   * digest of the board the client holds instead of comparing boards.
+   *
+   * @generated from field: bytes board_digest = 5;
+   */
+  boardDigest: Uint8Array;
+
+  /**
+   * The starting board when `generate` was given (GenerateBoard's board); absent otherwise.
+   *
+   * @generated from field: matchgrid.v1.Board start_board = 6;
+   */
+  startBoard?: Board | undefined;
+};
+
+/**
+ * Describes the message matchgrid.v1.SwapReplayGameResponse.
+ * Use `create(SwapReplayGameResponseSchema)` to create a new message.
+ */
+export declare const SwapReplayGameResponseSchema: GenMessage<SwapReplayGameResponse>;
+
+/**
+ * Hint: every valid swap of a stable board, ranked by what it certainly gives. The certain
+ * outcome of a swap is the ResolveCascade of it with refill NONE (nothing random: the cascade
+ * ends when no run is left, with empty cells on top).
+ *
+ * @generated from message matchgrid.v1.SwapHintRequest
+ */
+export declare type SwapHintRequest = Message<"matchgrid.v1.SwapHintRequest"> & {
+  /**
+   * A stable board, plain or level; otherwise FAILED_PRECONDITION as CheckDeadState answers.
+   *
+   * @generated from field: matchgrid.v1.Board board = 1;
+   */
+  board?: Board | undefined;
+
+  /**
+   * Return only the first `top_n` hints of the ranking; 0 means all.
+   *
+   * @generated from field: uint32 top_n = 2;
+   */
+  topN: number;
+
+  /**
+   * Sampled refills per swap, 0..=1000; 0 means none (`mean_sampled_score` stays 0). Also
+   * samples * (number of valid swaps) must be at most 100000; past either bound,
+   * INVALID_ARGUMENT naming `samples`.
+   *
+   * @generated from field: uint32 samples = 3;
+   */
+  samples: number;
+
+  /**
+   * Seed of the sampled refills: sample i (0-based) of every swap is ResolveCascade of that
+   * swap on `board` with `seed` = this seed + i (wrapping at 2^64), refill RANDOM, `colors`,
+   * auto_shuffle unset and `max_steps` as below. Unused when samples is 0.
+   *
+   * @generated from field: uint64 seed = 4;
+   */
+  seed: bigint;
+
+  /**
+   * Colours of the sampled refills, 1..=16 (INVALID_ARGUMENT naming `colors` otherwise) when
+   * samples > 0; ignored when samples is 0.
+   *
+   * @generated from field: uint32 colors = 5;
+   */
+  colors: number;
+
+  /**
+   * Maximum cascade steps of every cascade Hint resolves, as ResolveCascade's `max_steps`
+   * (1..=1000; unset or 0 means 200). A cascade needing more fails the call with
+   * RESOURCE_EXHAUSTED naming `max_steps`, as ResolveCascade would.
+   *
+   * @generated from field: uint32 max_steps = 6;
+   */
+  maxSteps: number;
+};
+
+/**
+ * Describes the message matchgrid.v1.SwapHintRequest.
+ * Use `create(SwapHintRequestSchema)` to create a new message.
+ */
+export declare const SwapHintRequestSchema: GenMessage<SwapHintRequest>;
+
+/**
+ * One valid swap and what it gives.
+ *
+ * @generated from message matchgrid.v1.SwapHint
+ */
+export declare type SwapHint = Message<"matchgrid.v1.SwapHint"> & {
+  /**
+   * The swap, as CheckDeadState lists it (a before b in row-major order).
+   *
+   * @generated from field: matchgrid.v1.Swap swap = 1;
+   */
+  swap?: Swap | undefined;
+
+  /**
+   * Level boards: the combination it makes; UNSPECIFIED for an ordinary swap.
+   *
+   * @generated from field: matchgrid.v1.Combination combination = 2;
+   */
+  combination: Combination;
+
+  /**
+   * Total score of its cascade under NONE refill (ResolveCascade's `total_score`).
+   *
+   * @generated from field: uint64 score = 3;
+   */
+  score: bigint;
+
+  /**
+   * Cells cleared by that cascade, all steps: every group's cells plus `effect_cleared`.
+   *
+   * @generated from field: uint32 cleared = 4;
+   */
+  cleared: number;
+
+  /**
+   * Special pieces created by that cascade, all steps (0 on plain boards).
+   *
+   * @generated from field: uint32 specials_created = 5;
+   */
+  specialsCreated: number;
+
+  /**
+   * Steps of that cascade.
+   *
+   * @generated from field: uint32 steps = 6;
+   */
+  steps: number;
+
+  /**
+   * When samples > 0: the mean of the sampled cascades' `total_score` (sum / samples), in
+   * points; 0 otherwise. It does not enter the ranking.
+   *
+   * @generated from field: double mean_sampled_score = 7;
+   */
+  meanSampledScore: number;
+};
+
+/**
+ * Describes the message matchgrid.v1.SwapHint.
+ * Use `create(SwapHintSchema)` to create a new message.
+ */
+export declare const SwapHintSchema: GenMessage<SwapHint>;
+
+/**
+ * @generated from message matchgrid.v1.SwapHintResponse
+ */
+export declare type SwapHintResponse = Message<"matchgrid.v1.SwapHintResponse"> & {
+  /**
+   * The valid swaps ranked: by `score` descending, then `cleared` descending, then
+   * `specials_created` descending, then row-major by `a` (row, then column), then by `b`
+   * (CheckDeadState's order). At most `top_n` when top_n > 0. Empty on a dead board.
+   *
+   * @generated from field: repeated matchgrid.v1.SwapHint hints = 1;
+   */
+  hints: SwapHint[];
+
+  /**
+   * Number of valid swaps on the board (all of them, whatever top_n).
+   *
+   * @generated from field: uint32 valid_swap_count = 2;
+   */
+  validSwapCount: number;
+};
+
+/**
+ * Describes the message matchgrid.v1.SwapHintResponse.
+ * Use `create(SwapHintResponseSchema)` to create a new message.
+ */
+export declare const SwapHintResponseSchema: GenMessage<SwapHintResponse>;
+
+/**
+ * Simulate: `games` games of at most `moves` moves each from one start board. Game g
+ * (0-based) draws from its own RNG, ChaCha8 seeded with `seed_from_u64(seed + g)` (wrapping;
+ * the seeding every matchgrid seed uses). Each move: the policy picks a swap (RANDOM draws its
+ * index first), then one `next_u64()` from the game's RNG is the seed of the move's
+ * ResolveCascade, which runs with refill RANDOM, `colors`, auto_shuffle true and `max_steps`,
+ * on the board the previous move returned. A game ends after `moves` moves, or early when it
+ * goes dead: its board has no valid swap and cannot be shuffled (ResolveCascade answers `dead`,
+ * its automatic shuffle having found no playable permutation), or the start board is dead.
+ *
+ * @generated from message matchgrid.v1.SwapSimulateRequest
+ */
+export declare type SwapSimulateRequest = Message<"matchgrid.v1.SwapSimulateRequest"> & {
+  /**
+   * The start board of every game: a stable board (FAILED_PRECONDITION otherwise), or a
+   * generation request whose board (GenerateBoard's) is the start. Required (INVALID_ARGUMENT
+   * naming `start`).
+   *
+   * @generated from oneof matchgrid.v1.SwapSimulateRequest.start
+   */
+  start: {
+    /**
+     * A stable board, plain or level.
+     *
+     * @generated from field: matchgrid.v1.Board board = 1;
+     */
+    value: Board;
+    case: "board";
+  } | {
+    /**
+     * Generate the start as GenerateBoard does (with `holes` for a level board).
+     *
+     * @generated from field: matchgrid.v1.SwapGenerateBoardRequest generate = 2;
+     */
+    value: SwapGenerateBoardRequest;
+    case: "generate";
+  } | { case: undefined; value?: undefined };
+
+  /**
+   * Number of games, 1..=1000 (INVALID_ARGUMENT naming `games` otherwise).
+   *
+   * @generated from field: uint32 games = 3;
+   */
+  games: number;
+
+  /**
+   * Moves per game, 1..=1000 (INVALID_ARGUMENT naming `moves` otherwise); also games * moves
+   * must be at most 100000 (INVALID_ARGUMENT naming `moves` past it).
+   *
+   * @generated from field: uint32 moves = 4;
+   */
+  moves: number;
+
+  /**
+   * Base seed; see the message comment for how each game's RNG derives from it.
+   *
+   * @generated from field: uint64 seed = 5;
+   */
+  seed: bigint;
+
+  /**
+   * The move policy; default HINT_GREEDY.
+   *
+   * @generated from field: matchgrid.v1.SwapPolicy policy = 6;
+   */
+  policy: SwapPolicy;
+
+  /**
+   * Refill colours, 1..=16; 0 means `generate.colors` when the start is generated. Otherwise
+   * out of range is INVALID_ARGUMENT naming `colors`.
+   *
+   * @generated from field: uint32 colors = 7;
+   */
+  colors: number;
+
+  /**
+   * Maximum cascade steps of every move (and of HINT_GREEDY's hint cascades), as
+   * ResolveCascade's `max_steps`: 1..=1000, unset or 0 means 200. A move needing more fails the
+   * whole call with RESOURCE_EXHAUSTED naming `max_steps`.
+   *
+   * @generated from field: uint32 max_steps = 8;
+   */
+  maxSteps: number;
+};
+
+/**
+ * Describes the message matchgrid.v1.SwapSimulateRequest.
+ * Use `create(SwapSimulateRequestSchema)` to create a new message.
+ */
+export declare const SwapSimulateRequestSchema: GenMessage<SwapSimulateRequest>;
+
+/**
+ * The summary of a simulation. Runs on the server's blocking pool; a simulation that does not
+ * end before the call's deadline (or the server's request timeout) is DEADLINE_EXCEEDED, reason
+ * WORK_DEADLINE, with no partial answer.
+ *
+ * @generated from message matchgrid.v1.SwapSimulateResponse
+ */
+export declare type SwapSimulateResponse = Message<"matchgrid.v1.SwapSimulateResponse"> & {
+  /**
+   * Each game's total score (the sum of its moves' ResolveCascade `total_score`), in game
+   * order; `games` entries.
+   *
+   * @generated from field: repeated uint64 game_scores = 1;
+   */
+  gameScores: bigint[];
+
+  /**
+   * Mean of `game_scores`, in points.
+   *
+   * @generated from field: double mean_score = 2;
+   */
+  meanScore: number;
+
+  /**
+   * Percentiles of `game_scores` by the nearest-rank method: with the scores sorted ascending
+   * s[1..=N], the p-th percentile is s[ceil(p * N / 100)].
+   *
+   * @generated from field: uint64 p10_score = 3;
+   */
+  p10Score: bigint;
+
+  /**
+   * The median (nearest rank, as p10_score).
+   *
+   * @generated from field: uint64 p50_score = 4;
+   */
+  p50Score: bigint;
+
+  /**
+   * The 90th percentile (nearest rank, as p10_score).
+   *
+   * @generated from field: uint64 p90_score = 5;
+   */
+  p90Score: bigint;
+
+  /**
+   * Lowest game score.
+   *
+   * @generated from field: uint64 min_score = 6;
+   */
+  minScore: bigint;
+
+  /**
+   * Highest game score.
+   *
+   * @generated from field: uint64 max_score = 7;
+   */
+  maxScore: bigint;
+
+  /**
+   * Moves played over all games (less than games * moves when games went dead).
+   *
+   * @generated from field: uint64 moves_played = 8;
+   */
+  movesPlayed: bigint;
+
+  /**
+   * Automatic shuffles over all games (moves whose ResolveCascade answered `shuffled`).
+   *
+   * @generated from field: uint64 shuffles = 9;
+   */
+  shuffles: bigint;
+
+  /**
+   * `shuffles` / games.
+   *
+   * @generated from field: double mean_shuffles = 10;
+   */
+  meanShuffles: number;
+
+  /**
+   * Mean cascade depth: cascade steps over all moves / `moves_played` (0 when no move was
+   * played).
+   *
+   * @generated from field: double mean_cascade_depth = 11;
+   */
+  meanCascadeDepth: number;
+
+  /**
+   * Games that went dead without a shuffle being possible (see SwapSimulateRequest), including
+   * those whose start board is dead.
+   *
+   * @generated from field: uint32 dead_games = 12;
+   */
+  deadGames: number;
+
+  /**
+   * The start board when `generate` was given (GenerateBoard's board); absent otherwise.
+   *
+   * @generated from field: matchgrid.v1.Board start_board = 13;
+   */
+  startBoard?: Board | undefined;
+};
+
+/**
+ * Describes the message matchgrid.v1.SwapSimulateResponse.
+ * Use `create(SwapSimulateResponseSchema)` to create a new message.
+ */
+export declare const SwapSimulateResponseSchema: GenMessage<SwapSimulateResponse>;
+
+/**
  * How empty cells are filled after gravity.
  *
  * @generated from enum matchgrid.v1.RefillMode
@@ -774,6 +1418,41 @@ export enum Combination {
 export declare const CombinationSchema: GenEnum<Combination>;
 
 /**
+ * How Simulate picks each move among the valid swaps of the current board.
+ *
+ * @generated from enum matchgrid.v1.SwapPolicy
+ */
+export enum SwapPolicy {
+  /**
+   * Same as HINT_GREEDY.
+   *
+   * @generated from enum value: SWAP_POLICY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The first swap of Hint's ranking without samples (the highest certain score; ties as Hint
+   * breaks them). Draws nothing from the game's RNG.
+   *
+   * @generated from enum value: SWAP_POLICY_HINT_GREEDY = 1;
+   */
+  HINT_GREEDY = 1,
+
+  /**
+   * Uniform among CheckDeadState's list: index `rng.random_range(0..n)` (rand 0.9) from the
+   * game's RNG, n = the list's length.
+   *
+   * @generated from enum value: SWAP_POLICY_RANDOM = 2;
+   */
+  RANDOM = 2,
+}
+
+/**
+ * Describes the enum matchgrid.v1.SwapPolicy.
+ */
+export declare const SwapPolicySchema: GenEnum<SwapPolicy>;
+
+/**
  * Match-3 rules engine. Stateless: every request carries the whole board.
  *
  * @generated from service matchgrid.v1.SwapPuzzle
@@ -828,6 +1507,39 @@ export declare const SwapPuzzle: GenService<{
     methodKind: "unary";
     input: typeof ShuffleRequestSchema;
     output: typeof ShuffleResponseSchema;
+  },
+  /**
+   * Plays a whole list of moves at once, exactly as ResolveCascade calls in sequence would,
+   * stopping at the first one ResolveCascade would refuse; for verifying a finished game.
+   *
+   * @generated from rpc matchgrid.v1.SwapPuzzle.ReplayGame
+   */
+  replayGame: {
+    methodKind: "unary";
+    input: typeof SwapReplayGameRequestSchema;
+    output: typeof SwapReplayGameResponseSchema;
+  },
+  /**
+   * Ranks every valid swap by what it certainly gives (its cascade under NONE refill), with
+   * optional mean scores over seeded random refills.
+   *
+   * @generated from rpc matchgrid.v1.SwapPuzzle.Hint
+   */
+  hint: {
+    methodKind: "unary";
+    input: typeof SwapHintRequestSchema;
+    output: typeof SwapHintResponseSchema;
+  },
+  /**
+   * Plays seeded games with a named move policy and summarizes their scores: a level's
+   * difficulty by simulated play. Deterministic per seed.
+   *
+   * @generated from rpc matchgrid.v1.SwapPuzzle.Simulate
+   */
+  simulate: {
+    methodKind: "unary";
+    input: typeof SwapSimulateRequestSchema;
+    output: typeof SwapSimulateResponseSchema;
   },
 }>;
 
