@@ -438,3 +438,129 @@ const GAME_SCORES: &[u64] = &[
 ];
 const GAME_FINAL: &str = "........../........../........../........../P........./R........./\
                           BY......../RB......../GR....G.../RPRPBRB...";
+
+/// A wire board from the level text form (`#` hole, `*` colour bomb, `R-`/`R|`/`R+` striped
+/// along the row, striped along the column, wrapped).
+fn level(text: &str) -> Board {
+    (&matchgrid::engine::level::LevelBoard::parse(text).unwrap()).into()
+}
+
+/// The level text form of a wire board.
+fn level_text(board: &Board) -> String {
+    let kinds = board
+        .kinds
+        .iter()
+        .map(|&k| matchgrid::transport::convert::kind_from_proto(k).unwrap())
+        .collect();
+    let plain =
+        matchgrid::engine::Board::from_raw(board.width, board.height, &board.cells).unwrap();
+    matchgrid::engine::level::LevelBoard::new(plain, board.holes.clone(), kinds)
+        .unwrap()
+        .to_string()
+}
+
+/// Levels (docs/rules.md section 6), hand-checked: a horizontal 4 of R made by the swap
+/// `(1,2)-(0,2)` scores 10 x 1 x 4 = 40 and leaves a `STRIPED_V` R at `b = (0,2)`, where `a`'s
+/// tile moved; the three other cells of the top row are refilled (the seed's draws: G, G, G),
+/// and the hole at (3,4) stays empty.
+#[tokio::test]
+async fn golden_level_horizontal_four_makes_a_striped_piece() {
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.swap_client().await, b.swap_client().await);
+    let response = same_bytes_everywhere!(
+        first,
+        second,
+        resolve_cascade,
+        ResolveCascadeRequest {
+            board: Some(level("RRGRB/YBRGY/GYBYG/BGYB#")),
+            swap: Some(swap((1, 2), (0, 2))),
+            colors: 5,
+            seed: 5,
+            refill: RefillMode::Random as i32,
+            ..Default::default()
+        }
+    );
+    assert_eq!(response.steps.len(), 1);
+    let step = &response.steps[0];
+    assert_eq!(
+        groups_of(&step.groups),
+        vec![(1, vec![(0, 0), (0, 1), (0, 2), (0, 3)])]
+    );
+    assert_eq!(step.score, 40);
+    let created: Vec<_> = step
+        .created
+        .iter()
+        .map(|s| {
+            let p = s.position.unwrap();
+            ((p.row, p.col), s.kind, s.color)
+        })
+        .collect();
+    assert_eq!(
+        created,
+        vec![((0, 2), matchgrid::proto::PieceKind::StripedV as i32, 1)]
+    );
+    assert!(step.fired.is_empty() && step.effect_cleared.is_empty());
+    assert_eq!(spawns_of(step), vec![((0, 0), 2), ((0, 1), 2), ((0, 3), 2)]);
+    assert_eq!(
+        level_text(response.board.as_ref().unwrap()),
+        "GGR|GB/YBGGY/GYBYG/BGYB#"
+    );
+    assert_eq!(
+        (response.total_score, response.stable, response.dead),
+        (40, true, false)
+    );
+    assert_eq!(response.valid_swap_count, 6);
+}
+
+/// Levels, hand-checked: striped + striped at `b = (2,2)` clears the whole row 2 and column 2
+/// (8 tiles: the hole at (0,2) is not a tile), fires nothing (the two swapped tiles are
+/// consumed) and scores 10 x 1 x 8 = 80. The tiles above row 2 fall one slot, column 2 falls
+/// through nothing and is refilled below its hole.
+#[tokio::test]
+async fn golden_level_striped_and_striped_combination_around_a_hole() {
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.swap_client().await, b.swap_client().await);
+    let response = same_bytes_everywhere!(
+        first,
+        second,
+        resolve_cascade,
+        ResolveCascadeRequest {
+            board: Some(level("RG#YB/YBRGY/GR-G|BR/BYBRG/RGYBY")),
+            swap: Some(swap((2, 1), (2, 2))),
+            colors: 4,
+            seed: 9,
+            refill: RefillMode::Random as i32,
+            ..Default::default()
+        }
+    );
+    assert_eq!(response.steps.len(), 1);
+    let step = &response.steps[0];
+    assert!(step.groups.is_empty() && step.fired.is_empty() && step.created.is_empty());
+    let cleared: Vec<Cell> = step.effect_cleared.iter().map(|p| (p.row, p.col)).collect();
+    assert_eq!(
+        cleared,
+        vec![
+            (1, 2),
+            (2, 0),
+            (2, 1),
+            (2, 2),
+            (2, 3),
+            (2, 4),
+            (3, 2),
+            (4, 2)
+        ]
+    );
+    assert_eq!(step.score, 80);
+    assert_eq!(
+        level_text(response.board.as_ref().unwrap()),
+        "BR#YY/RGYYB/YBGGY/BYBRG/RGRBY"
+    );
+    assert_eq!(
+        (
+            response.total_score,
+            response.stable,
+            response.valid_swap_count
+        ),
+        (80, true, 7)
+    );
+}
