@@ -290,11 +290,15 @@ async fn connect(server: &str, tls: &ClientTls) -> Result<Channel, String> {
     })
 }
 
-/// The response of a call, or its status as one line (`Code: message`), followed by the
-/// causes of a transport failure (e.g. the TLS alert of a refused client certificate).
+/// The response of a call, or its status as one line (`Code: message [REASON]`, the reason
+/// from the status's `google.rpc.ErrorInfo` when it has one), followed by the causes of a
+/// transport failure (e.g. the TLS alert of a refused client certificate).
 fn reply<T>(result: Result<tonic::Response<T>, tonic::Status>) -> Result<T, String> {
     result.map(tonic::Response::into_inner).map_err(|status| {
         let mut message = format!("{:?}: {}", status.code(), status.message());
+        if let Some(info) = tonic_types::StatusExt::get_details_error_info(&status) {
+            message.push_str(&format!(" [{}]", info.reason));
+        }
         if status.code() == tonic::Code::OutOfRange
             && status.message().contains("message length too large")
         {
