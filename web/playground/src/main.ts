@@ -13,6 +13,7 @@
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import type { Board, Position } from "./gen/matchgrid/v1/board_pb.js";
+import { PieceKind } from "./gen/matchgrid/v1/board_pb.js";
 import { CollapsePuzzle, ScoringRule } from "./gen/matchgrid/v1/collapse_pb.js";
 import type { TapResponse } from "./gen/matchgrid/v1/collapse_pb.js";
 import { RefillMode, SwapPuzzle, SwapVerdict } from "./gen/matchgrid/v1/swap_pb.js";
@@ -32,11 +33,35 @@ const PALETTE = [
 
 type Family = "swap" | "collapse";
 
-/** A board as the page holds it: row-major cells, 0 empty. */
+/**
+ * A board as the page holds it: row-major cells, 0 empty. A level board (swap family,
+ * docs/rules.md section 6) also has holes and piece kinds (PieceKind numbers, 0 or 1 normal).
+ */
 interface Grid {
   width: number;
   height: number;
   cells: number[];
+  holes?: boolean[];
+  kinds?: number[];
+}
+
+/** Text suffix of a special piece kind (the CLI's: `R-`, `R|`, `R+`; a bomb is `*`). */
+const KIND_SUFFIX: Record<number, string> = {
+  [PieceKind.STRIPED_H]: "-",
+  [PieceKind.STRIPED_V]: "|",
+  [PieceKind.WRAPPED]: "+",
+};
+
+function isLevel(g: Grid): boolean {
+  return (g.holes ?? []).some((h) => h) || (g.kinds ?? []).some((k) => k > PieceKind.NORMAL);
+}
+
+function holeAt(g: Grid, index: number): boolean {
+  return g.holes?.[index] ?? false;
+}
+
+function kindAt(g: Grid, index: number): number {
+  return g.kinds?.[index] ?? PieceKind.UNSPECIFIED;
 }
 
 const $ = <T extends HTMLElement>(id: string): T => {
@@ -85,10 +110,20 @@ function cellChar(value: number): string {
   return value <= LETTERS.length ? LETTERS[value - 1] : String(value);
 }
 
+/** One cell in the text form: `#` hole, `*` colour bomb, a colour with its kind's suffix. */
+function cellText(g: Grid, index: number): string {
+  if (holeAt(g, index)) return "#";
+  const kind = kindAt(g, index);
+  if (kind === PieceKind.COLOR_BOMB) return "*";
+  return cellChar(g.cells[index]) + (KIND_SUFFIX[kind] ?? "");
+}
+
 export function toText(g: Grid): string {
   const rows: string[] = [];
   for (let r = 0; r < g.height; r++) {
-    rows.push(g.cells.slice(r * g.width, (r + 1) * g.width).map(cellChar).join(""));
+    const row: string[] = [];
+    for (let c = 0; c < g.width; c++) row.push(cellText(g, r * g.width + c));
+    rows.push(row.join(""));
   }
   return rows.join("/");
 }
@@ -100,27 +135,57 @@ export function parseText(text: string): Grid {
     .map((row) => row.replace(/\s+/g, ""))
     .filter((row) => row.length > 0);
   if (rows.length === 0) throw new Error("empty board");
-  const width = rows[0].length;
   const cells: number[] = [];
+  const holes: boolean[] = [];
+  const kinds: number[] = [];
+  let width = -1;
   rows.forEach((row, r) => {
-    if (row.length !== width) throw new Error(`row ${r} has ${row.length} cells, row 0 has ${width}`);
-    for (const ch of row.toUpperCase()) {
-      if (ch === ".") cells.push(0);
-      else if (LETTERS.includes(ch)) cells.push(LETTERS.indexOf(ch) + 1);
-      else if (ch >= "1" && ch <= "9") cells.push(Number(ch));
+    let count = 0;
+    const chars = [...row.toUpperCase()];
+    for (let i = 0; i < chars.length; i++) {
+      const ch = chars[i];
+      let [cell, hole, kind] = [0, false, PieceKind.UNSPECIFIED as number];
+      if (ch === ".") cell = 0;
+      else if (ch === "#") hole = true;
+      else if (ch === "*") kind = PieceKind.COLOR_BOMB;
+      else if (LETTERS.includes(ch)) cell = LETTERS.indexOf(ch) + 1;
+      else if (ch >= "1" && ch <= "9") cell = Number(ch);
       else throw new Error(`unknown cell '${ch}' in row ${r}`);
+      const suffix = chars[i + 1];
+      if (cell > 0 && suffix !== undefined && "-|+".includes(suffix)) {
+        kind = { "-": PieceKind.STRIPED_H, "|": PieceKind.STRIPED_V, "+": PieceKind.WRAPPED }[
+          suffix
+        ] as number;
+        i++;
+      }
+      cells.push(cell);
+      holes.push(hole);
+      kinds.push(kind);
+      count++;
     }
+    if (width < 0) width = count;
+    if (count !== width) throw new Error(`row ${r} has ${count} cells, row 0 has ${width}`);
   });
-  return { width, height: rows.length, cells };
+  const g: Grid = { width, height: rows.length, cells };
+  if (isLevel({ ...g, holes, kinds })) Object.assign(g, { holes, kinds });
+  return g;
 }
 
 function fromApi(board: Board | undefined): Grid {
   if (!board) throw new Error("the server sent no board");
-  return { width: board.width, height: board.height, cells: [...board.cells] };
+  const g: Grid = { width: board.width, height: board.height, cells: [...board.cells] };
+  if (board.holes.length > 0 || board.kinds.length > 0) {
+    const size = board.width * board.height;
+    g.holes = board.holes.length > 0 ? [...board.holes] : new Array(size).fill(false);
+    g.kinds = board.kinds.length > 0 ? board.kinds.map(Number) : new Array(size).fill(0);
+  }
+  return g;
 }
 
+/** The wire board: holes and kinds only for a level board, so plain requests stay as before. */
 function toApi(g: Grid) {
-  return { width: g.width, height: g.height, cells: g.cells };
+  if (!isLevel(g)) return { width: g.width, height: g.height, cells: g.cells };
+  return { width: g.width, height: g.height, cells: g.cells, holes: g.holes, kinds: g.kinds };
 }
 
 // ---- drawing -----------------------------------------------------------------------------
@@ -156,8 +221,21 @@ async function draw(g: Grid, from?: Map<string, [number, number]>) {
       el.dataset.row = String(row);
       el.dataset.col = String(col);
       el.dataset.color = String(value);
-      if (value === 0) el.classList.add("empty");
-      else if (value > PALETTE.length) {
+      const index = row * g.width + col;
+      const kind = kindAt(g, index);
+      if (kind > PieceKind.NORMAL) el.dataset.kind = String(kind);
+      if (holeAt(g, index)) {
+        el.classList.add("hole");
+        el.dataset.hole = "true";
+      } else if (kind === PieceKind.COLOR_BOMB) {
+        el.classList.add("bomb");
+        el.textContent = "*";
+      } else if (value === 0) el.classList.add("empty");
+      else if (kind > PieceKind.NORMAL) {
+        el.classList.add("piece", `kind-${kind}`);
+        el.style.background = PALETTE[value - 1] ?? "#888";
+        el.textContent = cellText(g, index);
+      } else if (value > PALETTE.length) {
         el.classList.add("special");
         el.textContent = String(value);
       } else {
@@ -243,8 +321,11 @@ async function showState() {
   const g = grid;
   if (family() === "swap") {
     $("moves-title").textContent = "Valid swaps";
-    if (g.cells.includes(0)) {
-      stateEl.innerHTML = "board has holes (refill none): no dead-state check";
+    const hasEmpty = g.cells.some(
+      (v, i) => v === 0 && !holeAt(g, i) && kindAt(g, i) !== PieceKind.COLOR_BOMB,
+    );
+    if (hasEmpty) {
+      stateEl.innerHTML = "board has empty cells (refill none): no dead-state check";
       return;
     }
     try {

@@ -38,6 +38,55 @@ function text(board) {
   return rows.join("/");
 }
 
+/** The level text form of a wire board (`#` hole, `*` bomb, `R-` / `R|` / `R+` specials). */
+function levelText(board) {
+  const suffix = { 2: "-", 3: "|", 4: "+" };
+  const rows = [];
+  for (let r = 0; r < board.height; r++) {
+    let row = "";
+    for (let c = 0; c < board.width; c++) {
+      const i = r * board.width + c;
+      const kind = Number(board.kinds[i] ?? 0);
+      if (board.holes[i]) row += "#";
+      else if (kind === 5) row += "*";
+      else row += (board.cells[i] === 0 ? "." : LETTERS[board.cells[i] - 1]) + (suffix[kind] ?? "");
+    }
+    rows.push(row);
+  }
+  return rows.join("/");
+}
+
+/** A wire level board from its text form. */
+function levelBoard(textForm) {
+  const kindOf = { "-": 2, "|": 3, "+": 4 };
+  const cells = [];
+  const holes = [];
+  const kinds = [];
+  const rows = textForm.split("/");
+  let width = 0;
+  for (const row of rows) {
+    const chars = [...row];
+    let count = 0;
+    for (let i = 0; i < chars.length; i++) {
+      const ch = chars[i];
+      let [cell, hole, kind] = [0, false, 0];
+      if (ch === "#") hole = true;
+      else if (ch === "*") kind = 5;
+      else if (ch !== ".") cell = LETTERS.indexOf(ch) + 1;
+      if (cell > 0 && kindOf[chars[i + 1]]) {
+        kind = kindOf[chars[i + 1]];
+        i++;
+      }
+      cells.push(cell);
+      holes.push(hole);
+      kinds.push(kind);
+      count++;
+    }
+    width = count;
+  }
+  return { width, height: rows.length, cells, holes, kinds };
+}
+
 let server;
 let origin;
 let browser;
@@ -181,6 +230,39 @@ test("a seeded swap board, a valid swap, and the drawn board is ResolveCascade's
   if (process.env.SCREENSHOT) {
     await page.screenshot({ path: process.env.SCREENSHOT });
   }
+});
+
+test("a level board: a striped + striped combination around a hole draws ResolveCascade's final board", async () => {
+  await page.select("#family", "swap");
+  await idle();
+  await page.select("#speed", "fast");
+  const start = "RG#YB/YBRGY/GR-G|BR/BYBRG/RGYBY";
+  await setInput("#board-text", start);
+  await page.click("#load");
+  await idle();
+  const loaded = await drawnBoard();
+  assert.equal(loaded.text, start, "the page draws the pasted level board");
+  assert.equal(
+    await page.$eval("#cell-0-2", (el) => el.dataset.hole),
+    "true",
+    "the hole is drawn as a hole",
+  );
+  assert.equal(await page.$eval("#cell-2-1", (el) => el.dataset.kind), "2", "R- is STRIPED_H");
+  await clickCell(2, 1);
+  await clickCell(2, 2);
+  await idle();
+  const cascadeSeed = Number(await page.$eval("#cascade-seed", (el) => el.value));
+  const colors = Number(await page.$eval("#colors", (el) => el.value));
+  const resolved = await swapApi.resolveCascade({
+    board: levelBoard(start),
+    swap: { a: { row: 2, col: 1 }, b: { row: 2, col: 2 } },
+    colors,
+    seed: BigInt(cascadeSeed),
+    refill: RefillMode.RANDOM,
+  });
+  assert.equal(resolved.steps[0].effectCleared.length, 8, "row 2 and column 2, the hole excluded");
+  const drawn = await drawnBoard();
+  assert.equal(drawn.text, levelText(resolved.board), "the drawn board is the cascade's final board");
 });
 
 test("a collapse tap draws Tap's board", async () => {
