@@ -346,7 +346,7 @@ fn swap_replay_hint_and_simulate() {
     ]);
     assert!(replay.contains("  1. swap 0,1:1,1 score "), "{replay}");
     assert!(
-        replay.contains("move 2 refused (ILLEGAL_SWAP, SWAP_VERDICT_NOT_ADJACENT)"),
+        replay.contains("move 2 (index 1) refused (ILLEGAL_SWAP, SWAP_VERDICT_NOT_ADJACENT)"),
         "{replay}"
     );
     assert!(replay.contains("sha256 "), "{replay}");

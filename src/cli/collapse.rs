@@ -316,8 +316,9 @@ pub(super) async fn run_collapse(
                     );
                     let _ = writeln!(
                         text,
-                        "tap {} at {} refused: {}{}; nothing after it applied",
+                        "tap {} (index {}) at {} refused: {}{}; nothing after it applied",
                         rejected.index + 1,
+                        rejected.index,
                         position_text(rejected.position.as_ref()),
                         reason,
                         if rejected.group_size > 0 {

@@ -214,6 +214,15 @@ fn parse_holes(text: &str) -> Result<HoleMask, String> {
     if rows.iter().any(|r| r.chars().count() != width) {
         return Err("hole mask rows must all have the same length".to_owned());
     }
+    if let Some(other) = text
+        .trim()
+        .chars()
+        .find(|&c| c != '#' && c != '.' && c != '/')
+    {
+        return Err(format!(
+            "unknown mark {other:?} in a hole mask: '#' is a hole, '.' an open cell, '/' ends a row"
+        ));
+    }
     Ok(HoleMask(
         rows.iter()
             .flat_map(|r| r.chars().map(|c| c == '#'))

@@ -539,8 +539,9 @@ fn replay_text(r: &proto::SwapReplayGameResponse) -> String {
             proto::SwapVerdict::try_from(rejected.verdict).map_or("?", |v| v.as_str_name());
         let _ = writeln!(
             text,
-            "move {} refused ({}{}): {}; nothing after it applied",
+            "move {} (index {}) refused ({}{}): {}; nothing after it applied",
             rejected.index + 1,
+            rejected.index,
             rejected.reason,
             if rejected.verdict != 0 {
                 format!(", {verdict}")

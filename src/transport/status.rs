@@ -247,7 +247,14 @@ impl From<EngineError> for Status {
                 invalid_argument("INVALID_BOARD", field, level_error.to_string())
             }
             EngineError::InvalidParameter { field, reason } => {
-                invalid_argument("INVALID_ARGUMENT", field.to_owned(), reason)
+                // A field of the board (such as `board.holes` sent to the collapse family) is
+                // an invalid board, like the board errors above.
+                let code = if field.starts_with("board.") {
+                    "INVALID_BOARD"
+                } else {
+                    "INVALID_ARGUMENT"
+                };
+                invalid_argument(code, field.to_owned(), reason)
             }
             EngineError::PositionOffBoard {
                 field,
