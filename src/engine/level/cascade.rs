@@ -2,6 +2,7 @@
 //! specials, gravity through holes and refill, cell by cell.
 
 use std::collections::VecDeque;
+use std::ops::ControlFlow;
 
 use rand::Rng;
 
@@ -104,6 +105,41 @@ pub fn resolve_level_swap<R: Rng + ?Sized>(
     options: CascadeOptions,
     rng: &mut R,
 ) -> Result<LevelOutcome, EngineError> {
+    let mut steps = Vec::new();
+    let mut outcome = resolve_level_swap_into(level, swap, options, rng, &mut steps)?;
+    outcome.steps = steps;
+    Ok(outcome)
+}
+
+/// Where a level resolution hands its steps, each as soon as it is made (see
+/// [`crate::engine::StepSink`] for plain boards): a caller can measure them, or stop a cascade
+/// that has outlived its call.
+pub trait LevelStepSink {
+    /// Takes the next step; [`ControlFlow::Break`] stops the resolution at once with
+    /// [`EngineError::CascadeStopped`].
+    fn accept(&mut self, step: LevelStep) -> ControlFlow<()>;
+}
+
+/// Keeps every step.
+impl LevelStepSink for Vec<LevelStep> {
+    fn accept(&mut self, step: LevelStep) -> ControlFlow<()> {
+        self.push(step);
+        ControlFlow::Continue(())
+    }
+}
+
+/// [`resolve_level_swap`] handing each step to `sink` as it is made; the returned outcome's
+/// `steps` is empty (they went to the sink). Same steps, board, score and draws.
+///
+/// # Errors
+/// As [`resolve_level_swap`], and [`EngineError::CascadeStopped`] when `sink` stops it.
+pub fn resolve_level_swap_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
+    level: StableLevel,
+    swap: Swap,
+    options: CascadeOptions,
+    rng: &mut R,
+    sink: &mut S,
+) -> Result<LevelOutcome, EngineError> {
     let (verdict, combination) = judge_level_swap(level.level(), swap);
     if let Some(rejection) = verdict.rejection() {
         return Err(EngineError::IllegalSwap(rejection));
@@ -114,9 +150,8 @@ pub fn resolve_level_swap<R: Rng + ?Sized>(
     let (a, b) = indices(&board, swap);
     exchange(&mut board, a, b);
     let trigger = Trigger { a, b, combination };
-    let mut steps = Vec::new();
-    let total_score = cascade(&mut board, Some(trigger), &mut steps, options, rng)?;
-    Ok(finish(board, steps, total_score, options, rng))
+    let total_score = cascade(&mut board, Some(trigger), 0, sink, options, rng)?;
+    Ok(finish(board, Vec::new(), total_score, options, rng))
 }
 
 /// Resolves a level board as given: settles empty non-hole cells first (a step with no groups
@@ -125,11 +160,28 @@ pub fn resolve_level_swap<R: Rng + ?Sized>(
 /// # Errors
 /// [`EngineError::CascadeLimitExceeded`].
 pub fn resolve_level_board<R: Rng + ?Sized>(
-    mut board: LevelBoard,
+    board: LevelBoard,
     options: CascadeOptions,
     rng: &mut R,
 ) -> Result<LevelOutcome, EngineError> {
     let mut steps = Vec::new();
+    let mut outcome = resolve_level_board_into(board, options, rng, &mut steps)?;
+    outcome.steps = steps;
+    Ok(outcome)
+}
+
+/// [`resolve_level_board`] handing each step to `sink` as it is made; the returned outcome's
+/// `steps` is empty (they went to the sink). Same steps, board, score and draws.
+///
+/// # Errors
+/// As [`resolve_level_board`], and [`EngineError::CascadeStopped`] when `sink` stops it.
+pub fn resolve_level_board_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
+    mut board: LevelBoard,
+    options: CascadeOptions,
+    rng: &mut R,
+    sink: &mut S,
+) -> Result<LevelOutcome, EngineError> {
+    let mut settling_steps = 0;
     if board.has_empty_cell() {
         let falls = level_gravity(&mut board);
         let spawns = match options.refill {
@@ -137,7 +189,8 @@ pub fn resolve_level_board<R: Rng + ?Sized>(
             Refill::None => Vec::new(),
         };
         if !falls.is_empty() || !spawns.is_empty() {
-            steps.push(LevelStep {
+            settling_steps = 1;
+            let step = LevelStep {
                 index: 1,
                 groups: Vec::new(),
                 fired: Vec::new(),
@@ -147,24 +200,28 @@ pub fn resolve_level_board<R: Rng + ?Sized>(
                 spawns,
                 score: 0,
                 board: board.clone(),
-            });
+            };
+            if sink.accept(step).is_break() {
+                return Err(EngineError::CascadeStopped { steps: 1 });
+            }
         }
     }
-    let total_score = cascade(&mut board, None, &mut steps, options, rng)?;
-    Ok(finish(board, steps, total_score, options, rng))
+    let total_score = cascade(&mut board, None, settling_steps, sink, options, rng)?;
+    Ok(finish(board, Vec::new(), total_score, options, rng))
 }
 
 /// The cascade loop: step 1 of a combination clears its area; every other step clears the
 /// groups; each step fires the specials it cleared, creates specials, applies gravity and
 /// refill. Runs while the board has a run.
-fn cascade<R: Rng + ?Sized>(
+fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     board: &mut LevelBoard,
     mut trigger: Option<Trigger>,
-    steps: &mut Vec<LevelStep>,
+    first_index: u32,
+    sink: &mut S,
     options: CascadeOptions,
     rng: &mut R,
 ) -> Result<u64, EngineError> {
-    let mut index = steps.len() as u32;
+    let mut index = first_index;
     let mut total_score = 0;
     loop {
         let this_trigger = trigger.take();
@@ -191,7 +248,7 @@ fn cascade<R: Rng + ?Sized>(
             Refill::Random { colors } => level_refill(board, colors, rng),
             Refill::None => Vec::new(),
         };
-        steps.push(LevelStep {
+        let step = LevelStep {
             index,
             groups,
             fired: cleared.fired,
@@ -201,7 +258,10 @@ fn cascade<R: Rng + ?Sized>(
             spawns,
             score,
             board: board.clone(),
-        });
+        };
+        if sink.accept(step).is_break() {
+            return Err(EngineError::CascadeStopped { steps: index });
+        }
     }
 }
 

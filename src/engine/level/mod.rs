@@ -15,7 +15,8 @@ use std::fmt;
 
 pub use arrange::{generate_level_board, shuffle_level};
 pub use cascade::{
-    LevelOutcome, LevelStep, preview_level_swap, resolve_level_board, resolve_level_swap,
+    LevelOutcome, LevelStep, LevelStepSink, preview_level_swap, resolve_level_board,
+    resolve_level_board_into, resolve_level_swap, resolve_level_swap_into,
 };
 pub use rules::{Combination, count_level_valid_swaps, judge_level_swap, level_valid_swaps};
 
