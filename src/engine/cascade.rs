@@ -268,7 +268,7 @@ fn run_cascade<R: Rng + ?Sized, S: StepSink + ?Sized>(
     rng: &mut R,
     sink: &mut S,
 ) -> Result<CascadeSummary, EngineError> {
-    let (steps, total_score, planes) =
+    let (steps, total_score, _, planes) =
         cascade::<true, R, S>(&mut board, planes, rows, sink, first_index, options, rng)?;
     let ending = end_of_move(board, planes, options, true, rng);
     Ok(CascadeSummary {
@@ -287,7 +287,7 @@ fn run_cascade<R: Rng + ?Sized, S: StepSink + ?Sized>(
 /// numbered from `first_index + 1`. With `RECORD`, every step's groups, falls, spawns and board
 /// go to `sink`, which may stop the cascade; without, only the counts are kept (for simulations), and the same
 /// RNG draws are made. Returns the number of the last step, the score of the steps run here,
-/// and the colour planes of the final (run-free) board.
+/// the number of cells they cleared, and the colour planes of the final (run-free) board.
 fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
     board: &mut Board,
     mut planes: ColorPlanes,
@@ -296,10 +296,11 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
     first_index: u32,
     options: CascadeOptions,
     rng: &mut R,
-) -> Result<(u32, u64, ColorPlanes), EngineError> {
+) -> Result<(u32, u64, u64, ColorPlanes), EngineError> {
     let (width, height) = (board.width(), board.height());
     let mut index = first_index;
     let mut total_score = 0;
+    let mut total_cleared = 0u64;
     if let Refill::Random { colors } = options.refill {
         planes.reserve_colors(colors);
     }
@@ -308,7 +309,7 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
         debug_assert!(matched == planes.matched(), "a run starts below row {rows}");
         let cleared = matched.len_within(height);
         if cleared == 0 {
-            return Ok((index, total_score, planes));
+            return Ok((index, total_score, total_cleared, planes));
         }
         index += 1;
         if index > options.max_steps {
@@ -338,6 +339,7 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
         // The groups partition the matched cells, so the step scores 10 * k * (cells cleared).
         let score = cascade_group_score(cleared, index);
         total_score += score;
+        total_cleared += cleared as u64;
         let mut falls = Vec::new();
         let empty_on_top = settle_columns(board, columns, RECORD.then_some(&mut falls));
         let mut spawns = Vec::new();
@@ -437,6 +439,9 @@ pub struct PlayedMove {
     pub steps: u32,
     /// The move's score: the sum of its steps' scores, as in [`CascadeOutcome::total_score`].
     pub score: u64,
+    /// Cells cleared over all steps: the cells of the steps' groups (which partition each
+    /// step's matched cells).
+    pub cleared: u64,
     /// True when the cascade left a dead board that was shuffled.
     pub shuffled: bool,
     /// True when the final board is stable and has no valid swap.
@@ -474,7 +479,7 @@ pub fn play_swap<R: Rng + ?Sized>(
     }
     check_swap_positions(board.board(), swap)?;
     let (mut after, planes, rows) = swapped(board, swap);
-    let (steps, score, planes) = cascade::<false, R, Vec<CascadeStep>>(
+    let (steps, score, cleared, planes) = cascade::<false, R, Vec<CascadeStep>>(
         &mut after,
         planes,
         rows,
@@ -489,6 +494,7 @@ pub fn play_swap<R: Rng + ?Sized>(
         board: ending.board,
         steps,
         score,
+        cleared,
         shuffled: ending.board_before_shuffle.is_some(),
         dead: ending.dead,
         stable: ending.stable,
@@ -620,6 +626,13 @@ mod tests {
                 assert_eq!(lean.board, full.board, "seed {seed} turn {turn}");
                 assert_eq!(lean.score, full.total_score);
                 assert_eq!(lean.steps as usize, full.steps.len());
+                let cleared: usize = full
+                    .steps
+                    .iter()
+                    .flat_map(|s| &s.groups)
+                    .map(|g| g.cells.len())
+                    .sum();
+                assert_eq!(lean.cleared, cleared as u64);
                 assert_eq!(lean.shuffled, full.board_before_shuffle.is_some());
                 assert_eq!((lean.dead, lean.stable), (full.dead, full.stable));
                 compared += 1;
