@@ -9,7 +9,7 @@ use super::bitboard::{BitIter, ColorPlanes};
 use super::board::{Board, EMPTY};
 use super::error::EngineError;
 use super::gravity::{Fall, Spawn, refill_tops, settle_columns};
-use super::moves::{Swap, SwapVerdict, apply_swap, count_valid_swaps, judge_swap};
+use super::moves::{Swap, SwapVerdict, apply_swap, count_valid_swaps, judge_swap, valid_swaps};
 use super::runs::{Group, find_groups, groups_of};
 use super::scoring::cascade_group_score;
 use super::shuffle::shuffle;
@@ -501,6 +501,77 @@ pub fn play_swap<R: Rng + ?Sized>(
     })
 }
 
+/// What a swap certainly gives: its cascade under [`Refill::None`], where nothing is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CertainOutcome {
+    /// The cascade's score, as [`PlayedMove::score`].
+    pub score: u64,
+    /// Cells cleared over all steps, as [`PlayedMove::cleared`].
+    pub cleared: u64,
+    /// Number of cascade steps, at least 1.
+    pub steps: u32,
+}
+
+/// Every valid swap of `board` (in [`valid_swaps`] order) with its [`Refill::None`] cascade:
+/// the same score, cells cleared and steps as [`play_swap`] with NONE refill gives for each,
+/// worked in one scratch board instead of a copy per swap, and without judging the final
+/// boards (which hints do not need).
+///
+/// # Errors
+/// [`EngineError::CascadeLimitExceeded`] at the first swap (in that order) whose cascade needs
+/// more than `max_steps` steps.
+pub fn certain_outcomes(
+    board: &StableBoard,
+    max_steps: u32,
+) -> Result<Vec<(Swap, CertainOutcome)>, EngineError> {
+    let options = CascadeOptions {
+        refill: Refill::None,
+        auto_shuffle: true,
+        max_steps,
+    };
+    // NONE refill draws nothing from it.
+    let mut rng = crate::engine::rng_from_seed(0);
+    let swaps = valid_swaps(board);
+    let mut outcomes = Vec::with_capacity(swaps.len());
+    let mut scratch = board.board().clone();
+    let mut planes = board.planes().clone();
+    let width = scratch.width();
+    for swap in swaps {
+        scratch.cells_mut().copy_from_slice(board.board().cells());
+        planes.copy_from(board.planes());
+        let (Some(a), Some(b)) = (scratch.index_of(swap.a), scratch.index_of(swap.b)) else {
+            continue;
+        };
+        scratch.cells_mut().swap(a, b);
+        let rows = swap.a.row.max(swap.b.row) as usize + 1;
+        planes.update_columns(
+            scratch.cells(),
+            width,
+            1 << swap.a.col | 1 << swap.b.col,
+            rows,
+        );
+        let (steps, score, cleared, after) = cascade::<false, _, Vec<CascadeStep>>(
+            &mut scratch,
+            planes,
+            rows,
+            &mut Vec::new(),
+            0,
+            options,
+            &mut rng,
+        )?;
+        planes = after;
+        outcomes.push((
+            swap,
+            CertainOutcome {
+                score,
+                cleared,
+                steps,
+            },
+        ));
+    }
+    Ok(outcomes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -643,6 +714,50 @@ mod tests {
             }
         }
         assert!(compared > 500, "only {compared} moves compared");
+    }
+
+    #[test]
+    fn certain_outcomes_are_the_none_refill_plays() {
+        use crate::engine::{GenerationSize, generate_swap_board};
+        let mut compared = 0;
+        for seed in 0..120u64 {
+            let (width, height) = (3 + seed as u32 % 9, 3 + (seed as u32 / 9) % 9);
+            let colors = 3 + (seed % 4) as u32;
+            let size = GenerationSize::for_swap(width, height, colors).unwrap();
+            let Ok((board, _)) = generate_swap_board(size, 0, &mut rng_from(seed)) else {
+                continue;
+            };
+            let outcomes = certain_outcomes(&board, 1000).unwrap();
+            let swaps = crate::engine::valid_swaps(&board);
+            assert_eq!(outcomes.len(), swaps.len());
+            for ((swap, certain), listed) in outcomes.into_iter().zip(swaps) {
+                assert_eq!(swap, listed);
+                let played = play_swap(board.clone(), swap, NONE, &mut rng()).unwrap();
+                let expected = CertainOutcome {
+                    score: played.score,
+                    cleared: played.cleared,
+                    steps: played.steps,
+                };
+                assert_eq!(certain, expected, "seed {seed} swap {swap:?}");
+                compared += 1;
+            }
+            // A step limit the longest cascade passes is the same error.
+            if let Some(longest) = certain_outcomes(&board, 1000)
+                .unwrap()
+                .iter()
+                .map(|(_, o)| o.steps)
+                .max()
+                .filter(|&s| s > 1)
+            {
+                assert_eq!(
+                    certain_outcomes(&board, longest - 1),
+                    Err(EngineError::CascadeLimitExceeded {
+                        max_steps: longest - 1
+                    })
+                );
+            }
+        }
+        assert!(compared > 1000, "only {compared} swaps compared");
     }
 
     fn rng_from(seed: u64) -> ChaCha8Rng {

@@ -805,26 +805,23 @@ fn random_options(colors: u32, max_steps: u32) -> Result<CascadeOptions, EngineE
 }
 
 /// [`ranked_hints`] of a plain stable board on the engine directly: each valid swap's
-/// NONE-refill cascade by [`engine::play_swap`] (no specials on a plain board).
+/// NONE-refill cascade by [`engine::certain_outcomes`] (no specials on a plain board).
 fn plain_ranked_hints(
     board: &StableBoard,
     options: CascadeOptions,
 ) -> Result<Vec<proto::SwapHint>, EngineError> {
-    // NONE refill draws nothing: one RNG serves every swap.
-    let mut rng = engine::rng_from_seed(0);
-    let mut hints = Vec::new();
-    for swap in engine::valid_swaps(board) {
-        let played = engine::play_swap(board.clone(), swap, options, &mut rng)?;
-        hints.push(proto::SwapHint {
+    let mut hints: Vec<proto::SwapHint> = engine::certain_outcomes(board, options.max_steps)?
+        .into_iter()
+        .map(|(swap, outcome)| proto::SwapHint {
             swap: Some(swap.into()),
             combination: 0,
-            score: played.score,
-            cleared: played.cleared as u32,
+            score: outcome.score,
+            cleared: outcome.cleared as u32,
             specials_created: 0,
-            steps: played.steps,
+            steps: outcome.steps,
             mean_sampled_score: 0.0,
-        });
-    }
+        })
+        .collect();
     hints.sort_by(|x, y| (y.score, y.cleared).cmp(&(x.score, x.cleared)));
     Ok(hints)
 }
@@ -836,11 +833,9 @@ fn plain_best_swap(
     board: &StableBoard,
     options: CascadeOptions,
 ) -> Result<Option<engine::Swap>, EngineError> {
-    let mut rng = engine::rng_from_seed(0);
     let mut best: Option<((u64, u64), engine::Swap)> = None;
-    for swap in engine::valid_swaps(board) {
-        let played = engine::play_swap(board.clone(), swap, options, &mut rng)?;
-        let key = (played.score, played.cleared);
+    for (swap, outcome) in engine::certain_outcomes(board, options.max_steps)? {
+        let key = (outcome.score, outcome.cleared);
         if best.is_none_or(|(top, _)| key > top) {
             best = Some((key, swap));
         }
