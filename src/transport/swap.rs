@@ -822,7 +822,7 @@ fn plain_ranked_hints(
             mean_sampled_score: 0.0,
         })
         .collect();
-    hints.sort_by(|x, y| (y.score, y.cleared).cmp(&(x.score, x.cleared)));
+    hints.sort_by_key(|h| std::cmp::Reverse((h.score, h.cleared)));
     Ok(hints)
 }
 
