@@ -564,3 +564,164 @@ async fn golden_level_striped_and_striped_combination_around_a_hole() {
         (80, true, 7)
     );
 }
+
+/// A swap-family move with RANDOM refill from 6 colours.
+fn golden_move(a: (u32, u32), b: (u32, u32), seed: u64) -> matchgrid::proto::SwapMove {
+    matchgrid::proto::SwapMove {
+        swap: Some(swap(a, b)),
+        colors: 6,
+        seed,
+        refill: RefillMode::Random as i32,
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn golden_swap_replay_game() {
+    use matchgrid::proto::{SwapReplayGameRequest, SwapVerdict, swap_replay_game_request::Start};
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.swap_client().await, b.swap_client().await);
+    let request = SwapReplayGameRequest {
+        start: Some(Start::Board(board(GENERATED_9X9))),
+        moves: vec![
+            golden_move((1, 3), (2, 3), 2024),
+            golden_move((5, 2), (6, 2), 7),
+            golden_move((5, 1), (6, 1), 8),
+            golden_move((0, 0), (2, 2), 9),
+        ],
+    };
+    let response = same_bytes_everywhere!(first, second, replay_game, request.clone());
+    // Move 1 is golden_resolve_cascade_on_the_generated_board's cascade.
+    let moves: Vec<_> = response
+        .moves
+        .iter()
+        .map(|m| {
+            (
+                m.score,
+                m.steps,
+                m.valid_swap_count,
+                m.stable,
+                m.dead,
+                m.shuffled,
+            )
+        })
+        .collect();
+    assert_eq!(
+        moves,
+        vec![
+            (30, 1, 16, true, false, false),
+            (30, 1, 14, true, false, false),
+            (30, 1, 19, true, false, false),
+        ]
+    );
+    assert_eq!(response.total_score, 90);
+    let after = "RGRRBPRPR/RRGPRGOBB/YRGGPBYYO/BPBOYPGOR/GOBGGYGPB/PBYBGYYGO/PRRYYORPB/\
+                 BOYBBRBGY/YGGROYYBR";
+    assert_eq!(board_text(&response.board), after);
+    let digest: String = response
+        .board_digest
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        digest,
+        "88c1dc304b03cc1baf8d9a8f12fee583b23f590bdfc36fb77b9cee3f980b8a09"
+    );
+    let rejected = response.rejected.as_ref().unwrap();
+    assert_eq!(rejected.index, 3);
+    assert_eq!(rejected.swap, Some(swap((0, 0), (2, 2))));
+    assert_eq!(rejected.verdict, SwapVerdict::NotAdjacent as i32);
+    assert_eq!(rejected.code, tonic::Code::FailedPrecondition as u32);
+    assert_eq!(rejected.reason, "ILLEGAL_SWAP");
+    assert_eq!(rejected.message, "illegal swap: SWAP_VERDICT_NOT_ADJACENT");
+    assert!(response.start_board.is_none());
+    // The ResolveCascade path answers the same.
+    let reference = matchgrid::transport::swap::replay_game_reference(
+        request,
+        matchgrid::transport::ServiceLimits::default(),
+    )
+    .unwrap();
+    assert_eq!(response, reference);
+}
+
+#[tokio::test]
+async fn golden_swap_hint_with_samples() {
+    use matchgrid::proto::SwapHintRequest;
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.swap_client().await, b.swap_client().await);
+    let request = SwapHintRequest {
+        board: Some(board(GENERATED_9X9)),
+        top_n: 3,
+        samples: 4,
+        seed: 5,
+        colors: 6,
+        max_steps: 0,
+    };
+    let response = same_bytes_everywhere!(first, second, hint, request.clone());
+    let hints: Vec<_> = response
+        .hints
+        .iter()
+        .map(|h| {
+            let s = h.swap.unwrap();
+            let (a, b) = (s.a.unwrap(), s.b.unwrap());
+            (
+                (a.row, a.col),
+                (b.row, b.col),
+                h.score,
+                h.cleared,
+                h.steps,
+                h.specials_created,
+                h.mean_sampled_score,
+            )
+        })
+        .collect();
+    assert_eq!(
+        hints,
+        vec![
+            ((7, 5), (7, 6), 540, 18, 5, 0, 607.5),
+            ((4, 3), (5, 3), 240, 12, 3, 0, 292.5),
+            ((5, 4), (6, 4), 230, 12, 3, 0, 342.5),
+        ]
+    );
+    // golden_resolve_cascade_on_the_generated_board's board before its swap has 23.
+    assert_eq!(response.valid_swap_count, 23);
+    let reference = matchgrid::transport::swap::hint_reference(request, None).unwrap();
+    assert_eq!(response, reference);
+}
+
+#[tokio::test]
+async fn golden_swap_simulate_greedy() {
+    use matchgrid::proto::{SwapPolicy, SwapSimulateRequest, swap_simulate_request::Start};
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.swap_client().await, b.swap_client().await);
+    let request = SwapSimulateRequest {
+        start: Some(Start::Generate(SwapGenerateBoardRequest {
+            width: 9,
+            height: 9,
+            colors: 6,
+            seed: 7,
+            ..Default::default()
+        })),
+        games: 5,
+        moves: 10,
+        seed: 1,
+        policy: SwapPolicy::HintGreedy as i32,
+        colors: 0,
+        max_steps: 0,
+    };
+    let response = same_bytes_everywhere!(first, second, simulate, request.clone());
+    assert_eq!(response.game_scores, vec![2280, 1830, 3210, 2840, 2660]);
+    assert_eq!(response.moves_played, 50);
+    assert_eq!((response.shuffles, response.dead_games), (0, 0));
+    assert_eq!(response.mean_cascade_depth, 2.9);
+    assert_eq!(response.mean_score, 2564.0);
+    assert_eq!(
+        (response.p10_score, response.p50_score, response.p90_score),
+        (1830, 2660, 3210)
+    );
+    assert_eq!((response.min_score, response.max_score), (1830, 3210));
+    // The start is golden_swap_generate_board_9x9_6_colours_seed_7's board.
+    assert_eq!(board_text(&response.start_board), GENERATED_9X9);
+    let reference = matchgrid::transport::swap::simulate_reference(request, None).unwrap();
+    assert_eq!(response, reference);
+}

@@ -815,3 +815,146 @@ fn long_work_honours_the_deadline_and_cancellation() {
         assert_eq!(reason(&stopped), "WORK_DEADLINE");
     }
 }
+
+/// The same result, or the same status (code, message, details), from two paths.
+fn assert_same<T: PartialEq + std::fmt::Debug>(
+    fast: Result<T, Status>,
+    reference: Result<T, Status>,
+) {
+    match (fast, reference) {
+        (Ok(fast), Ok(reference)) => assert_eq!(fast, reference),
+        (Err(fast), Err(reference)) => {
+            assert_eq!(fast.code(), reference.code());
+            assert_eq!(fast.message(), reference.message());
+            assert_eq!(fast.details(), reference.details());
+        }
+        (fast, reference) => panic!("paths differ: fast {fast:?}, reference {reference:?}"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// On random plain boards, the engine-level ReplayGame answers exactly what the
+    /// ResolveCascade path does: moves mostly valid swaps, some NONE refills (unstable boards,
+    /// then moves without a swap or refused swaps), tiny step limits, bad options, and reply
+    /// limits from a few hundred bytes (reply-size refusals) to the default.
+    #[test]
+    fn plain_replay_fast_path_equals_the_reference(
+        width in 2u32..=9,
+        height in 2u32..=9,
+        colors in 2u32..=6,
+        seed in any::<u64>(),
+        limit_pick in 0u32..4,
+        limit_bytes in 100usize..20_000,
+        picks in proptest::collection::vec(
+            (0u8..20, any::<prop::sample::Index>(), 0u32..10, 0u32..10, 0u8..4, 0u8..40, any::<u64>()),
+            0..30,
+        ),
+    ) {
+        let start = start_board(width, height, colors, seed, 0, &[], &[]);
+        prop_assume!(start.is_some());
+        let start = start.unwrap();
+        let limits = ServiceLimits {
+            max_response_bytes: if limit_pick == 0 { limit_bytes } else { ServiceLimits::default().max_response_bytes },
+            ..ServiceLimits::default()
+        };
+        let mut board = start.clone();
+        let mut moves = Vec::new();
+        for (kind, index, row, col, direction, option, move_seed) in picks {
+            let mut play = options(option, move_seed);
+            let listed = rpc::check_dead_state(proto::SwapCheckDeadStateRequest {
+                board: Some(board.clone()),
+            }).map(|r| r.valid_swaps).unwrap_or_default();
+            play.swap = if kind < 15 && !listed.is_empty() {
+                Some(listed[index.index(listed.len())])
+            } else if kind < 18 {
+                let (dr, dc) = [(0, 1), (1, 0), (1, 1), (0, 2)][direction as usize];
+                Some(swap((row, col), (row + dr, col + dc)))
+            } else {
+                None
+            };
+            if let Ok(r) = rpc::resolve_cascade_bounded(request(&board, &play), limits) {
+                board = r.board.unwrap();
+            }
+            moves.push(play);
+        }
+        for generate in [false, true] {
+            let start = if generate {
+                Start::Generate(SwapGenerateBoardRequest {
+                    width, height, colors, seed, min_moves: Some(0), holes: Vec::new(),
+                })
+            } else {
+                Start::Board(start.clone())
+            };
+            let request = SwapReplayGameRequest { start: Some(start), moves: moves.clone() };
+            let fast = rpc::replay_game(request.clone(), limits);
+            let reference = rpc::replay_game_reference(request, limits);
+            prop_assert_eq!(fast, reference);
+        }
+    }
+
+    /// On random plain boards, the engine-level Hint equals the ResolveCascade path: the
+    /// ranking, top_n, sampled means, and the errors (a step limit some cascades pass).
+    #[test]
+    fn plain_hint_fast_path_equals_the_reference(
+        width in 2u32..=9,
+        height in 2u32..=9,
+        colors in 2u32..=6,
+        seed in any::<u64>(),
+        top_n in 0u32..4,
+        samples in 0u32..4,
+        sample_seed in any::<u64>(),
+        sample_colors in 1u32..=6,
+        max_steps in prop::sample::select(vec![0u32, 1, 2, 3, 1000]),
+    ) {
+        let start = start_board(width, height, colors, seed, 0, &[], &[]);
+        prop_assume!(start.is_some());
+        let request = proto::SwapHintRequest {
+            board: start,
+            top_n,
+            samples,
+            seed: sample_seed,
+            colors: sample_colors,
+            max_steps,
+        };
+        assert_same(rpc::hint(request.clone(), None), rpc::hint_reference(request, None));
+    }
+
+    /// On random plain boards, the engine-level Simulate equals the ResolveCascade path for
+    /// both policies: every game's score and the summary, and the errors (tiny step limits).
+    #[test]
+    fn plain_simulate_fast_path_equals_the_reference(
+        width in 2u32..=8,
+        height in 2u32..=8,
+        colors in 2u32..=6,
+        seed in any::<u64>(),
+        games in 1u32..5,
+        moves in 1u32..12,
+        sim_seed in any::<u64>(),
+        sim_colors in 0u32..=6,
+        random_policy in any::<bool>(),
+        max_steps in prop::sample::select(vec![0u32, 1, 2, 5]),
+        generate in any::<bool>(),
+    ) {
+        let start = start_board(width, height, colors, seed, 0, &[], &[]);
+        prop_assume!(start.is_some());
+        let start = if generate {
+            proto::swap_simulate_request::Start::Generate(SwapGenerateBoardRequest {
+                width, height, colors, seed, min_moves: Some(0), holes: Vec::new(),
+            })
+        } else {
+            proto::swap_simulate_request::Start::Board(start.unwrap())
+        };
+        let request = proto::SwapSimulateRequest {
+            start: Some(start),
+            games,
+            moves,
+            seed: sim_seed,
+            policy: if random_policy { proto::SwapPolicy::Random } else { proto::SwapPolicy::HintGreedy } as i32,
+            colors: sim_colors,
+            max_steps,
+        };
+        assert_same(rpc::simulate(request.clone(), None), rpc::simulate_reference(request, None));
+    }
+}

@@ -229,6 +229,16 @@ impl ColorPlanes {
     /// changed to `cells` (row-major, `width` wide) in the first `rows` rows; every other cell
     /// must be unchanged. Word work in proportion to rows times colours, cell work only for the
     /// changed cells.
+    /// Makes `self` a copy of `other`, reusing its storage (no allocation once the planes
+    /// have the same size).
+    pub(crate) fn copy_from(&mut self, other: &Self) {
+        self.width = other.width;
+        self.height = other.height;
+        self.colors = other.colors;
+        self.stride = other.stride;
+        self.words.clone_from(&other.words);
+    }
+
     pub(crate) fn update_columns(&mut self, cells: &[u8], width: usize, columns: u64, rows: usize) {
         let (height, stride) = (rows.min(self.height), self.stride);
         let newest = (0..height)

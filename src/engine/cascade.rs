@@ -9,7 +9,7 @@ use super::bitboard::{BitIter, ColorPlanes};
 use super::board::{Board, EMPTY};
 use super::error::EngineError;
 use super::gravity::{Fall, Spawn, refill_tops, settle_columns};
-use super::moves::{Swap, SwapVerdict, apply_swap, count_valid_swaps, judge_swap};
+use super::moves::{Swap, SwapVerdict, apply_swap, count_valid_swaps, judge_swap, valid_swaps};
 use super::runs::{Group, find_groups, groups_of};
 use super::scoring::cascade_group_score;
 use super::shuffle::shuffle;
@@ -268,7 +268,7 @@ fn run_cascade<R: Rng + ?Sized, S: StepSink + ?Sized>(
     rng: &mut R,
     sink: &mut S,
 ) -> Result<CascadeSummary, EngineError> {
-    let (steps, total_score, planes) =
+    let (steps, total_score, _, planes) =
         cascade::<true, R, S>(&mut board, planes, rows, sink, first_index, options, rng)?;
     let ending = end_of_move(board, planes, options, true, rng);
     Ok(CascadeSummary {
@@ -287,7 +287,7 @@ fn run_cascade<R: Rng + ?Sized, S: StepSink + ?Sized>(
 /// numbered from `first_index + 1`. With `RECORD`, every step's groups, falls, spawns and board
 /// go to `sink`, which may stop the cascade; without, only the counts are kept (for simulations), and the same
 /// RNG draws are made. Returns the number of the last step, the score of the steps run here,
-/// and the colour planes of the final (run-free) board.
+/// the number of cells they cleared, and the colour planes of the final (run-free) board.
 fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
     board: &mut Board,
     mut planes: ColorPlanes,
@@ -296,10 +296,11 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
     first_index: u32,
     options: CascadeOptions,
     rng: &mut R,
-) -> Result<(u32, u64, ColorPlanes), EngineError> {
+) -> Result<(u32, u64, u64, ColorPlanes), EngineError> {
     let (width, height) = (board.width(), board.height());
     let mut index = first_index;
     let mut total_score = 0;
+    let mut total_cleared = 0u64;
     if let Refill::Random { colors } = options.refill {
         planes.reserve_colors(colors);
     }
@@ -308,7 +309,7 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
         debug_assert!(matched == planes.matched(), "a run starts below row {rows}");
         let cleared = matched.len_within(height);
         if cleared == 0 {
-            return Ok((index, total_score, planes));
+            return Ok((index, total_score, total_cleared, planes));
         }
         index += 1;
         if index > options.max_steps {
@@ -338,6 +339,7 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
         // The groups partition the matched cells, so the step scores 10 * k * (cells cleared).
         let score = cascade_group_score(cleared, index);
         total_score += score;
+        total_cleared += cleared as u64;
         let mut falls = Vec::new();
         let empty_on_top = settle_columns(board, columns, RECORD.then_some(&mut falls));
         let mut spawns = Vec::new();
@@ -437,6 +439,9 @@ pub struct PlayedMove {
     pub steps: u32,
     /// The move's score: the sum of its steps' scores, as in [`CascadeOutcome::total_score`].
     pub score: u64,
+    /// Cells cleared over all steps: the cells of the steps' groups (which partition each
+    /// step's matched cells).
+    pub cleared: u64,
     /// True when the cascade left a dead board that was shuffled.
     pub shuffled: bool,
     /// True when the final board is stable and has no valid swap.
@@ -474,7 +479,7 @@ pub fn play_swap<R: Rng + ?Sized>(
     }
     check_swap_positions(board.board(), swap)?;
     let (mut after, planes, rows) = swapped(board, swap);
-    let (steps, score, planes) = cascade::<false, R, Vec<CascadeStep>>(
+    let (steps, score, cleared, planes) = cascade::<false, R, Vec<CascadeStep>>(
         &mut after,
         planes,
         rows,
@@ -489,10 +494,82 @@ pub fn play_swap<R: Rng + ?Sized>(
         board: ending.board,
         steps,
         score,
+        cleared,
         shuffled: ending.board_before_shuffle.is_some(),
         dead: ending.dead,
         stable: ending.stable,
     })
+}
+
+/// What a swap certainly gives: its cascade under [`Refill::None`], where nothing is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CertainOutcome {
+    /// The cascade's score, as [`PlayedMove::score`].
+    pub score: u64,
+    /// Cells cleared over all steps, as [`PlayedMove::cleared`].
+    pub cleared: u64,
+    /// Number of cascade steps, at least 1.
+    pub steps: u32,
+}
+
+/// Every valid swap of `board` (in [`valid_swaps`] order) with its [`Refill::None`] cascade:
+/// the same score, cells cleared and steps as [`play_swap`] with NONE refill gives for each,
+/// worked in one scratch board instead of a copy per swap, and without judging the final
+/// boards (which hints do not need).
+///
+/// # Errors
+/// [`EngineError::CascadeLimitExceeded`] at the first swap (in that order) whose cascade needs
+/// more than `max_steps` steps.
+pub fn certain_outcomes(
+    board: &StableBoard,
+    max_steps: u32,
+) -> Result<Vec<(Swap, CertainOutcome)>, EngineError> {
+    let options = CascadeOptions {
+        refill: Refill::None,
+        auto_shuffle: true,
+        max_steps,
+    };
+    // NONE refill draws nothing from it.
+    let mut rng = crate::engine::rng_from_seed(0);
+    let swaps = valid_swaps(board);
+    let mut outcomes = Vec::with_capacity(swaps.len());
+    let mut scratch = board.board().clone();
+    let mut planes = board.planes().clone();
+    let width = scratch.width();
+    for swap in swaps {
+        scratch.cells_mut().copy_from_slice(board.board().cells());
+        planes.copy_from(board.planes());
+        let (Some(a), Some(b)) = (scratch.index_of(swap.a), scratch.index_of(swap.b)) else {
+            continue;
+        };
+        scratch.cells_mut().swap(a, b);
+        let rows = swap.a.row.max(swap.b.row) as usize + 1;
+        planes.update_columns(
+            scratch.cells(),
+            width,
+            1 << swap.a.col | 1 << swap.b.col,
+            rows,
+        );
+        let (steps, score, cleared, after) = cascade::<false, _, Vec<CascadeStep>>(
+            &mut scratch,
+            planes,
+            rows,
+            &mut Vec::new(),
+            0,
+            options,
+            &mut rng,
+        )?;
+        planes = after;
+        outcomes.push((
+            swap,
+            CertainOutcome {
+                score,
+                cleared,
+                steps,
+            },
+        ));
+    }
+    Ok(outcomes)
 }
 
 #[cfg(test)]
@@ -620,6 +697,13 @@ mod tests {
                 assert_eq!(lean.board, full.board, "seed {seed} turn {turn}");
                 assert_eq!(lean.score, full.total_score);
                 assert_eq!(lean.steps as usize, full.steps.len());
+                let cleared: usize = full
+                    .steps
+                    .iter()
+                    .flat_map(|s| &s.groups)
+                    .map(|g| g.cells.len())
+                    .sum();
+                assert_eq!(lean.cleared, cleared as u64);
                 assert_eq!(lean.shuffled, full.board_before_shuffle.is_some());
                 assert_eq!((lean.dead, lean.stable), (full.dead, full.stable));
                 compared += 1;
@@ -630,6 +714,50 @@ mod tests {
             }
         }
         assert!(compared > 500, "only {compared} moves compared");
+    }
+
+    #[test]
+    fn certain_outcomes_are_the_none_refill_plays() {
+        use crate::engine::{GenerationSize, generate_swap_board};
+        let mut compared = 0;
+        for seed in 0..120u64 {
+            let (width, height) = (3 + seed as u32 % 9, 3 + (seed as u32 / 9) % 9);
+            let colors = 3 + (seed % 4) as u32;
+            let size = GenerationSize::for_swap(width, height, colors).unwrap();
+            let Ok((board, _)) = generate_swap_board(size, 0, &mut rng_from(seed)) else {
+                continue;
+            };
+            let outcomes = certain_outcomes(&board, 1000).unwrap();
+            let swaps = crate::engine::valid_swaps(&board);
+            assert_eq!(outcomes.len(), swaps.len());
+            for ((swap, certain), listed) in outcomes.into_iter().zip(swaps) {
+                assert_eq!(swap, listed);
+                let played = play_swap(board.clone(), swap, NONE, &mut rng()).unwrap();
+                let expected = CertainOutcome {
+                    score: played.score,
+                    cleared: played.cleared,
+                    steps: played.steps,
+                };
+                assert_eq!(certain, expected, "seed {seed} swap {swap:?}");
+                compared += 1;
+            }
+            // A step limit the longest cascade passes is the same error.
+            if let Some(longest) = certain_outcomes(&board, 1000)
+                .unwrap()
+                .iter()
+                .map(|(_, o)| o.steps)
+                .max()
+                .filter(|&s| s > 1)
+            {
+                assert_eq!(
+                    certain_outcomes(&board, longest - 1),
+                    Err(EngineError::CascadeLimitExceeded {
+                        max_steps: longest - 1
+                    })
+                );
+            }
+        }
+        assert!(compared > 1000, "only {compared} swaps compared");
     }
 
     fn rng_from(seed: u64) -> ChaCha8Rng {

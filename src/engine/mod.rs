@@ -25,9 +25,9 @@ pub mod stable;
 
 pub use board::{Board, BoardError, EMPTY, MAX_COLOR, MAX_SIDE, Position};
 pub use cascade::{
-    CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, PlayedMove, Refill, StepSink,
-    check_swap_positions, play_swap, preview_swap, resolve_board, resolve_board_into, resolve_swap,
-    resolve_swap_into,
+    CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, PlayedMove,
+    Refill, StepSink, certain_outcomes, check_swap_positions, play_swap, preview_swap,
+    resolve_board, resolve_board_into, resolve_swap, resolve_swap_into,
 };
 pub use collapse::{
     ColumnShift, LegalGroup, NodeBudget, RefusedTap, Replay, ReplayedMove, Solution, SolveControl,

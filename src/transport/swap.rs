@@ -390,6 +390,21 @@ pub fn replay_game(
     request: proto::SwapReplayGameRequest,
     limits: ServiceLimits,
 ) -> Result<proto::SwapReplayGameResponse, EngineError> {
+    if let Some(response) = plain_replay(&request, limits)? {
+        return Ok(response);
+    }
+    replay_game_reference(request, limits)
+}
+
+/// [`replay_game`] through ResolveCascade requests only: the path of level boards, and the
+/// reference the engine-level path of plain boards is tested against (same response).
+///
+/// # Errors
+/// As [`replay_game`].
+pub fn replay_game_reference(
+    request: proto::SwapReplayGameRequest,
+    limits: ServiceLimits,
+) -> Result<proto::SwapReplayGameResponse, EngineError> {
     use proto::swap_replay_game_request::Start;
     if request.moves.len() > MAX_REPLAY_MOVES {
         return Err(EngineError::InvalidParameter {
@@ -458,6 +473,179 @@ pub fn replay_game(
         rejected,
         start_board: generated.then_some(start),
     })
+}
+
+/// An upper bound on the encoded bytes one cascade step (without its board) of a plain board
+/// of `cells` cells adds to a ResolveCascade reply: each cell is at most once in a group
+/// (a position is at most 6 bytes, a group's own fields at most 6 more), once a fall (14) and
+/// once a spawn (10); the index, score and the step's own tag and length fit in 64.
+fn plain_step_bytes_bound(cells: usize) -> u64 {
+    64 * cells as u64 + 64
+}
+
+/// A plain replay's board between moves: stable, or not (NONE refill left empty cells).
+enum PlainBoard {
+    Stable(StableBoard),
+    Unstable(engine::Board),
+}
+
+impl PlainBoard {
+    fn of(board: engine::Board) -> Self {
+        match StableBoard::try_from(board.clone()) {
+            Ok(stable) => Self::Stable(stable),
+            Err(_) => Self::Unstable(board),
+        }
+    }
+
+    fn board(&self) -> &engine::Board {
+        match self {
+            Self::Stable(stable) => stable.board(),
+            Self::Unstable(board) => board,
+        }
+    }
+}
+
+/// One replayed move of a plain board played on the engine directly: `None` when the move is
+/// not a swap on a stable board with valid options, when the engine refuses it, or when its
+/// reply could pass `limit` bytes — the cases ResolveCascade itself must answer.
+fn plain_move(
+    board: &StableBoard,
+    play: &proto::SwapMove,
+    limit: usize,
+) -> Option<(proto::SwapReplayMove, PlainBoard)> {
+    let options = cascade_options(&proto::ResolveCascadeRequest {
+        colors: play.colors,
+        refill: play.refill,
+        auto_shuffle: play.auto_shuffle,
+        max_steps: play.max_steps,
+        ..Default::default()
+    })
+    .ok()?;
+    let swap = swap_from_proto(Some(play.swap?)).ok()?;
+    let mut rng = engine::rng_from_seed(play.seed);
+    let played = engine::play_swap(board.clone(), swap, options, &mut rng).ok()?;
+    let cells = board.board().cells().len();
+    if u64::from(played.steps).saturating_mul(plain_step_bytes_bound(cells)) > limit as u64 {
+        return None;
+    }
+    let mut reported = proto::SwapReplayMove {
+        swap: play.swap,
+        score: played.score,
+        steps: played.steps,
+        shuffled: played.shuffled,
+        dead: played.dead,
+        stable: played.stable,
+        valid_swap_count: 0,
+    };
+    let next = if played.stable {
+        let stable = played.into_stable()?;
+        reported.valid_swap_count = engine::count_valid_swaps(&stable) as u32;
+        PlainBoard::Stable(stable)
+    } else {
+        PlainBoard::Unstable(played.board)
+    };
+    Some((reported, next))
+}
+
+/// [`replay_game`] of a plain start board on the engine directly: every swap on a stable
+/// board is played with [`engine::play_swap`]; any other move (no swap, an unstable board, a
+/// refusal, a reply that could be too large) is answered by ResolveCascade as in
+/// [`replay_game_reference`], so the response is the same. `None` for a level board or a start
+/// the reference must judge.
+fn plain_replay(
+    request: &proto::SwapReplayGameRequest,
+    limits: ServiceLimits,
+) -> Result<Option<proto::SwapReplayGameResponse>, EngineError> {
+    use proto::swap_replay_game_request::Start;
+    if request.moves.len() > MAX_REPLAY_MOVES {
+        return Ok(None);
+    }
+    let (start, generated) = match &request.start {
+        Some(Start::Board(board)) => (board.clone(), false),
+        Some(Start::Generate(generate)) if generate.holes.is_empty() => {
+            match generate_board(generate.clone())?.board {
+                Some(board) => (board, true),
+                None => return Ok(None),
+            }
+        }
+        _ => return Ok(None),
+    };
+    let SwapBoard::Plain(first) = swap_board_from_proto(Some(start.clone()))? else {
+        return Ok(None);
+    };
+    let mut board = PlainBoard::of(first);
+    // The proto board of the last answered move; the start until one is.
+    let mut last: Option<proto::Board> = None;
+    let mut moves = Vec::with_capacity(request.moves.len());
+    let mut total_score = 0u64;
+    let mut rejected = None;
+    for (index, play) in request.moves.iter().enumerate() {
+        let fast = match &board {
+            PlainBoard::Stable(stable) => plain_move(stable, play, limits.max_response_bytes),
+            PlainBoard::Unstable(_) => None,
+        };
+        if let Some((reported, next)) = fast {
+            total_score = total_score.saturating_add(reported.score);
+            moves.push(reported);
+            board = next;
+            last = None;
+            continue;
+        }
+        let current = match last.take() {
+            Some(current) => current,
+            None if moves.is_empty() => start.clone(),
+            None => board.board().into(),
+        };
+        match resolve_cascade_within(move_request(current, play), limits.max_response_bytes) {
+            Ok(response) => {
+                total_score = total_score.saturating_add(response.total_score);
+                moves.push(proto::SwapReplayMove {
+                    swap: play.swap,
+                    score: response.total_score,
+                    steps: response.steps.len() as u32,
+                    shuffled: response.shuffled,
+                    dead: response.dead,
+                    stable: response.stable,
+                    valid_swap_count: response.valid_swap_count,
+                });
+                let Some(next) = response.board else {
+                    return Ok(None);
+                };
+                let SwapBoard::Plain(engine_board) = swap_board_from_proto(Some(next.clone()))?
+                else {
+                    return Ok(None);
+                };
+                board = PlainBoard::of(engine_board);
+                last = Some(next);
+            }
+            Err(error) => {
+                let verdict = refusal_verdict(&error);
+                let status = cascade_status(error, limits);
+                rejected = Some(proto::SwapReplayRejection {
+                    index: index as u32,
+                    swap: play.swap,
+                    verdict: verdict.into(),
+                    code: status.code() as u32,
+                    reason: error_reason(&status),
+                    message: status.message().to_owned(),
+                });
+                break;
+            }
+        }
+    }
+    let board = match last {
+        Some(board) => board,
+        None if moves.is_empty() => start.clone(),
+        None => board.board().into(),
+    };
+    Ok(Some(proto::SwapReplayGameResponse {
+        moves,
+        total_score,
+        board_digest: swap_board_digest(&board)?.to_vec(),
+        board: Some(board),
+        rejected,
+        start_board: generated.then_some(start),
+    }))
 }
 
 /// The `google.rpc.ErrorInfo` reason of a status this server made; empty without one.
@@ -569,6 +757,98 @@ pub fn hint(
     request: proto::SwapHintRequest,
     context: Option<&SearchContext>,
 ) -> Result<proto::SwapHintResponse, Status> {
+    hint_with(request, context, true)
+}
+
+/// [`hint`] through ResolveCascade requests only: the path of level boards, and the reference
+/// the engine-level path of plain boards is tested against (same response).
+///
+/// # Errors
+/// As [`hint`].
+pub fn hint_reference(
+    request: proto::SwapHintRequest,
+    context: Option<&SearchContext>,
+) -> Result<proto::SwapHintResponse, Status> {
+    hint_with(request, context, false)
+}
+
+/// A request's board as a stable engine board when it is plain (no holes, no kinds); `None`
+/// for a level board.
+///
+/// # Errors
+/// As CheckDeadState's board checks (malformed, unstable).
+fn plain_stable(board: &proto::Board) -> Result<Option<StableBoard>, EngineError> {
+    match stable_board(Some(board.clone()))? {
+        Stable::Plain(board) => Ok(Some(board)),
+        Stable::Level(_) => Ok(None),
+    }
+}
+
+/// The options of the NONE-refill cascades Hint ranks by (ResolveCascade's defaults).
+fn certain_options(max_steps: u32) -> Result<CascadeOptions, EngineError> {
+    cascade_options(&proto::ResolveCascadeRequest {
+        refill: proto::RefillMode::None.into(),
+        max_steps,
+        ..Default::default()
+    })
+}
+
+/// The options of a RANDOM-refill cascade with `colors` (auto-shuffle on).
+fn random_options(colors: u32, max_steps: u32) -> Result<CascadeOptions, EngineError> {
+    cascade_options(&proto::ResolveCascadeRequest {
+        colors,
+        refill: proto::RefillMode::Random.into(),
+        auto_shuffle: Some(true),
+        max_steps,
+        ..Default::default()
+    })
+}
+
+/// [`ranked_hints`] of a plain stable board on the engine directly: each valid swap's
+/// NONE-refill cascade by [`engine::certain_outcomes`] (no specials on a plain board).
+fn plain_ranked_hints(
+    board: &StableBoard,
+    options: CascadeOptions,
+) -> Result<Vec<proto::SwapHint>, EngineError> {
+    let mut hints: Vec<proto::SwapHint> = engine::certain_outcomes(board, options.max_steps)?
+        .into_iter()
+        .map(|(swap, outcome)| proto::SwapHint {
+            swap: Some(swap.into()),
+            combination: 0,
+            score: outcome.score,
+            cleared: outcome.cleared as u32,
+            specials_created: 0,
+            steps: outcome.steps,
+            mean_sampled_score: 0.0,
+        })
+        .collect();
+    hints.sort_by_key(|h| std::cmp::Reverse((h.score, h.cleared)));
+    Ok(hints)
+}
+
+/// The first of [`plain_ranked_hints`] without ranking the rest: the first valid swap in
+/// row-major order with the highest (score, cleared). Every swap is still played, so a cascade
+/// past `max_steps` is the same error.
+fn plain_best_swap(
+    board: &StableBoard,
+    options: CascadeOptions,
+) -> Result<Option<engine::Swap>, EngineError> {
+    let mut best: Option<((u64, u64), engine::Swap)> = None;
+    for (swap, outcome) in engine::certain_outcomes(board, options.max_steps)? {
+        let key = (outcome.score, outcome.cleared);
+        if best.is_none_or(|(top, _)| key > top) {
+            best = Some((key, swap));
+        }
+    }
+    Ok(best.map(|(_, swap)| swap))
+}
+
+/// Hint by the engine-level path (`fast`, plain boards only) or through ResolveCascade.
+fn hint_with(
+    request: proto::SwapHintRequest,
+    context: Option<&SearchContext>,
+    fast: bool,
+) -> Result<proto::SwapHintResponse, Status> {
     if request.samples > MAX_HINT_SAMPLES {
         return Err(EngineError::InvalidParameter {
             field: "samples",
@@ -589,7 +869,16 @@ pub fn hint(
     let board = request
         .board
         .ok_or_else(|| super::convert::required("board"))?;
-    let mut hints = ranked_hints(&board, request.max_steps)?;
+    let plain = if fast {
+        // The same board checks as the reference's first (CheckDeadState's).
+        plain_stable(&board)?
+    } else {
+        None
+    };
+    let mut hints = match &plain {
+        Some(stable) => plain_ranked_hints(stable, certain_options(request.max_steps)?)?,
+        None => ranked_hints(&board, request.max_steps)?,
+    };
     let valid_swap_count = hints.len() as u32;
     if request.samples > 0 {
         let sampled = u64::from(request.samples) * hints.len() as u64;
@@ -613,6 +902,18 @@ pub fn hint(
             break;
         }
         let mut sum = 0f64;
+        if let Some(stable) = &plain {
+            let options = random_options(request.colors, request.max_steps)?;
+            let swap = swap_from_proto(hint.swap)?;
+            for i in 0..request.samples {
+                check_context(context)?;
+                let mut rng = engine::rng_from_seed(request.seed.wrapping_add(u64::from(i)));
+                let played = engine::play_swap(stable.clone(), swap, options, &mut rng)?;
+                sum += played.score as f64;
+            }
+            hint.mean_sampled_score = sum / f64::from(request.samples);
+            continue;
+        }
         for i in 0..request.samples {
             check_context(context)?;
             let outcome = resolve_cascade(proto::ResolveCascadeRequest {
@@ -713,6 +1014,72 @@ fn simulate_game(
     Ok(tally)
 }
 
+/// [`simulate_game`] on a plain stable start, on the engine directly: the same derivation
+/// (game `index`'s RNG seeded with `seed + index`, the policy's pick from
+/// [`engine::valid_swaps`] or the top hint, `next_u64()` as the move's seed), each move played
+/// with [`engine::play_swap`].
+fn simulate_plain_game(
+    start: &StableBoard,
+    request: &proto::SwapSimulateRequest,
+    policy: proto::SwapPolicy,
+    colors: u32,
+    index: u32,
+    context: Option<&SearchContext>,
+) -> Result<GameTally, Status> {
+    use rand::{Rng, RngCore};
+    let certain = certain_options(request.max_steps)?;
+    let options = random_options(colors, request.max_steps)?;
+    let mut rng = engine::rng_from_seed(request.seed.wrapping_add(u64::from(index)));
+    let mut board = start.clone();
+    let mut tally = GameTally::default();
+    for played_moves in 0..request.moves {
+        check_context(context)?;
+        let swap = match policy {
+            proto::SwapPolicy::Random => {
+                let listed = engine::valid_swaps(&board);
+                if listed.is_empty() {
+                    tally.dead = true;
+                    break;
+                }
+                listed[rng.random_range(0..listed.len())]
+            }
+            proto::SwapPolicy::Unspecified | proto::SwapPolicy::HintGreedy => {
+                match plain_best_swap(&board, certain)? {
+                    Some(swap) => swap,
+                    None => {
+                        tally.dead = true;
+                        break;
+                    }
+                }
+            }
+        };
+        let mut move_rng = engine::rng_from_seed(rng.next_u64());
+        let played = engine::play_swap(board, swap, options, &mut move_rng)?;
+        tally.score = tally.score.saturating_add(played.score);
+        tally.moves += 1;
+        tally.steps += u64::from(played.steps);
+        tally.shuffles += u64::from(played.shuffled);
+        if played.dead {
+            tally.dead = true;
+            break;
+        }
+        if !played.stable {
+            // RANDOM refill leaves no empty cell; were one left, the next move's board check
+            // would refuse it, as in the reference.
+            if played_moves + 1 < request.moves {
+                check_context(context)?;
+                StableBoard::try_from(played.board)?;
+            }
+            break;
+        }
+        board = match played.into_stable() {
+            Some(next) => next,
+            None => break,
+        };
+    }
+    Ok(tally)
+}
+
 /// The nearest-rank `p`-th percentile of ascending `sorted` (not empty): the element of rank
 /// ceil(p * N / 100), 1-based.
 fn nearest_rank(sorted: &[u64], p: usize) -> u64 {
@@ -734,6 +1101,27 @@ fn simulate_limit(field: &'static str, reason: String) -> Status {
 pub fn simulate(
     request: proto::SwapSimulateRequest,
     context: Option<&SearchContext>,
+) -> Result<proto::SwapSimulateResponse, Status> {
+    simulate_with(request, context, true)
+}
+
+/// [`simulate`] through ResolveCascade requests only: the path of level boards, and the
+/// reference the engine-level path of plain boards is tested against (same response).
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_reference(
+    request: proto::SwapSimulateRequest,
+    context: Option<&SearchContext>,
+) -> Result<proto::SwapSimulateResponse, Status> {
+    simulate_with(request, context, false)
+}
+
+/// Simulate by the engine-level path (`fast`, plain boards only) or through ResolveCascade.
+fn simulate_with(
+    request: proto::SwapSimulateRequest,
+    context: Option<&SearchContext>,
+    fast: bool,
 ) -> Result<proto::SwapSimulateResponse, Status> {
     use proto::swap_simulate_request::Start;
     if !(1..=MAX_SIMULATE_GAMES).contains(&request.games) {
@@ -780,11 +1168,19 @@ pub fn simulate(
         None => return Err(super::convert::required("start").into()),
     };
     // The start must be stable (the error CheckDeadState gives otherwise).
-    listed_swaps(&start)?;
+    let plain = if fast {
+        plain_stable(&start)?
+    } else {
+        listed_swaps(&start)?;
+        None
+    };
     let mut scores = Vec::with_capacity(request.games as usize);
     let (mut moves_played, mut steps, mut shuffles, mut dead_games) = (0u64, 0u64, 0u64, 0u32);
     for index in 0..request.games {
-        let tally = simulate_game(&start, &request, policy, colors, index, context)?;
+        let tally = match &plain {
+            Some(stable) => simulate_plain_game(stable, &request, policy, colors, index, context)?,
+            None => simulate_game(&start, &request, policy, colors, index, context)?,
+        };
         scores.push(tally.score);
         moves_played += tally.moves;
         steps += tally.steps;
