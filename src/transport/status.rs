@@ -202,8 +202,8 @@ pub fn work_deadline() -> Status {
     with_reason(
         Code::DeadlineExceeded,
         "WORK_DEADLINE",
-        "the deadline passed (or the call was cancelled) before the work ended; ask for less \
-         (fewer samples, games or moves) or allow more time"
+        "the deadline passed (or the call was cancelled) before the work ended; ask for less (a \
+         smaller board or fewer steps, samples, games or moves) or allow more time"
             .to_owned(),
     )
 }

@@ -1,6 +1,7 @@
 //! `matchgrid.v1.SwapPuzzle`: thin handlers over the swap engine.
 
 use std::ops::ControlFlow;
+use std::time::Instant;
 
 use prost::Message;
 use tonic::{Request, Response, Status};
@@ -128,19 +129,33 @@ pub fn resolve_cascade(
 
 /// Builds a reply's steps as the engine makes them: each step is converted to its message at
 /// once (its board kept only when the request asked for step boards) and its encoded size
-/// added up, and the cascade is stopped as soon as the steps pass `limit` bytes. Memory for the
-/// steps is therefore at most `limit` plus one step.
+/// added up, and the cascade is stopped as soon as the steps pass `limit` bytes, or once
+/// `deadline` has passed (the call's time is up: the work stops with it). Memory for the steps
+/// is therefore at most `limit` plus one step.
 struct ReplySteps {
     steps: Vec<proto::CascadeStep>,
     include_step_boards: bool,
     /// Encoded bytes of `steps` inside the reply (each with its field tag and length).
     bytes: usize,
     limit: usize,
+    deadline: Option<Instant>,
+    /// True when the deadline, not the size, stopped the cascade.
+    timed_out: bool,
 }
 
-impl engine::StepSink for ReplySteps {
-    fn accept(&mut self, step: engine::CascadeStep) -> ControlFlow<()> {
-        let step = cascade_step_to_proto(step, self.include_step_boards);
+impl ReplySteps {
+    fn new(include_step_boards: bool, limit: usize, deadline: Option<Instant>) -> Self {
+        Self {
+            steps: Vec::new(),
+            include_step_boards,
+            bytes: 0,
+            limit,
+            deadline,
+            timed_out: false,
+        }
+    }
+
+    fn take(&mut self, step: proto::CascadeStep) -> ControlFlow<()> {
         let length = step.encoded_len();
         // Field tag (1 byte for field numbers up to 15) and length prefix of a repeated message.
         self.bytes = self
@@ -148,10 +163,27 @@ impl engine::StepSink for ReplySteps {
             .saturating_add(1 + prost::length_delimiter_len(length) + length);
         self.steps.push(step);
         if self.bytes > self.limit {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
+            return ControlFlow::Break(());
         }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.timed_out = true;
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl engine::StepSink for ReplySteps {
+    fn accept(&mut self, step: engine::CascadeStep) -> ControlFlow<()> {
+        let step = cascade_step_to_proto(step, self.include_step_boards);
+        self.take(step)
+    }
+}
+
+impl level::LevelStepSink for ReplySteps {
+    fn accept(&mut self, step: level::LevelStep) -> ControlFlow<()> {
+        let step = level_step_to_proto(step, self.include_step_boards);
+        self.take(step)
     }
 }
 
@@ -161,14 +193,18 @@ fn resolve_cascade_within(
     request: proto::ResolveCascadeRequest,
     limit: usize,
 ) -> Result<proto::ResolveCascadeResponse, EngineError> {
+    let mut reply_steps = ReplySteps::new(request.include_step_boards, limit, None);
+    resolve_cascade_into(request, &mut reply_steps)
+}
+
+/// ResolveCascade, engine side, with its steps built by `reply_steps` (which may stop the
+/// cascade: [`EngineError::CascadeStopped`]).
+fn resolve_cascade_into(
+    request: proto::ResolveCascadeRequest,
+    reply_steps: &mut ReplySteps,
+) -> Result<proto::ResolveCascadeResponse, EngineError> {
     let options = cascade_options(&request)?;
     let mut rng = engine::rng_from_seed(request.seed);
-    let mut reply_steps = ReplySteps {
-        steps: Vec::new(),
-        include_step_boards: request.include_step_boards,
-        bytes: 0,
-        limit,
-    };
     let summary = match request.swap {
         Some(swap) => {
             let swap = swap_from_proto(Some(swap))?;
@@ -180,29 +216,42 @@ fn resolve_cascade_within(
                         swap,
                         options,
                         &mut rng,
-                        &mut reply_steps,
+                        reply_steps,
                     )?
                 }
                 SwapBoard::Level(level) => {
                     engine::check_swap_positions(level.board(), swap)?;
                     let level = StableLevel::try_from(level)?;
-                    let outcome = level::resolve_level_swap(level, swap, options, &mut rng)?;
-                    return level_response(outcome, request.include_step_boards, limit);
+                    let outcome = level::resolve_level_swap_into(
+                        level,
+                        swap,
+                        options,
+                        &mut rng,
+                        reply_steps,
+                    )?;
+                    return Ok(level_response(
+                        outcome,
+                        std::mem::take(&mut reply_steps.steps),
+                    ));
                 }
             }
         }
         None => match swap_board_from_proto(request.board)? {
             SwapBoard::Plain(board) => {
-                engine::resolve_board_into(board, options, &mut rng, &mut reply_steps)?
+                engine::resolve_board_into(board, options, &mut rng, reply_steps)?
             }
             SwapBoard::Level(level) => {
-                let outcome = level::resolve_level_board(level, options, &mut rng)?;
-                return level_response(outcome, request.include_step_boards, limit);
+                let outcome =
+                    level::resolve_level_board_into(level, options, &mut rng, reply_steps)?;
+                return Ok(level_response(
+                    outcome,
+                    std::mem::take(&mut reply_steps.steps),
+                ));
             }
         },
     };
     Ok(proto::ResolveCascadeResponse {
-        steps: reply_steps.steps,
+        steps: std::mem::take(&mut reply_steps.steps),
         board: Some((&summary.board).into()),
         total_score: summary.total_score,
         shuffled: summary.board_before_shuffle.is_some(),
@@ -213,28 +262,12 @@ fn resolve_cascade_within(
     })
 }
 
-/// A level cascade's outcome on the wire, or [`EngineError::CascadeStopped`] at the first step
-/// whose encoded steps pass `limit` bytes (the level engine records its steps before they are
-/// measured, so its memory is bounded by `max_steps`, not by the reply limit).
+/// A level cascade's outcome on the wire, with the steps its sink built.
 fn level_response(
     outcome: level::LevelOutcome,
-    include_step_boards: bool,
-    limit: usize,
-) -> Result<proto::ResolveCascadeResponse, EngineError> {
-    let mut bytes = 0usize;
-    let mut steps = Vec::with_capacity(outcome.steps.len());
-    for step in outcome.steps {
-        let step = level_step_to_proto(step, include_step_boards);
-        let length = step.encoded_len();
-        bytes = bytes.saturating_add(1 + prost::length_delimiter_len(length) + length);
-        steps.push(step);
-        if bytes > limit {
-            return Err(EngineError::CascadeStopped {
-                steps: steps.len() as u32,
-            });
-        }
-    }
-    Ok(proto::ResolveCascadeResponse {
+    steps: Vec<proto::CascadeStep>,
+) -> proto::ResolveCascadeResponse {
+    proto::ResolveCascadeResponse {
         steps,
         board: Some((&outcome.board).into()),
         total_score: outcome.total_score,
@@ -246,24 +279,35 @@ fn level_response(
         dead: outcome.dead,
         valid_swap_count: outcome.valid_swap_count as u32,
         stable: outcome.stable,
-    })
+    }
 }
 
-/// ResolveCascade within the server's reply limit: the steps are converted and measured as
-/// the engine makes them, and a cascade whose steps pass `max_response_bytes` is stopped there
-/// with RESOURCE_EXHAUSTED, reason `CASCADE_TOO_LARGE` (it could never be sent), whether or not
-/// it would have settled within `max_steps`. Memory per call is thereby about the message
-/// limit plus one step (a 64x64 board is 4 KiB), whatever `max_steps` asks.
+/// ResolveCascade within the server's reply limit and request timeout: the steps are
+/// converted and measured as the engine makes them, and a cascade whose steps pass
+/// `max_response_bytes` is stopped there with RESOURCE_EXHAUSTED, reason `CASCADE_TOO_LARGE` (it
+/// could never be sent), whether or not it would have settled within `max_steps`. Memory per
+/// call is thereby about the message limit plus one step (a 64x64 board is 4 KiB), whatever
+/// `max_steps` asks. A cascade still running when the server's `--request-timeout` has passed
+/// (long cascades of special pieces on large level boards) is stopped at its next step with
+/// DEADLINE_EXCEEDED, reason `WORK_DEADLINE`, instead of running on after its caller was
+/// answered.
 ///
 /// # Errors
-/// As [`resolve_cascade`], plus `CASCADE_TOO_LARGE`.
+/// As [`resolve_cascade`], plus `CASCADE_TOO_LARGE` and `WORK_DEADLINE`.
 pub fn resolve_cascade_bounded(
     request: proto::ResolveCascadeRequest,
     limits: ServiceLimits,
 ) -> Result<proto::ResolveCascadeResponse, Status> {
     let limit = limits.max_response_bytes;
     let include_step_boards = request.include_step_boards;
-    match resolve_cascade_within(request, limit) {
+    let deadline = limits
+        .request_timeout
+        .and_then(|timeout| Instant::now().checked_add(timeout));
+    let mut reply_steps = ReplySteps::new(include_step_boards, limit, deadline);
+    match resolve_cascade_into(request, &mut reply_steps) {
+        Err(EngineError::CascadeStopped { .. }) if reply_steps.timed_out => {
+            Err(super::status::work_deadline())
+        }
         Err(EngineError::CascadeStopped { steps }) => Err(super::status::cascade_too_large(
             steps,
             limit,
@@ -711,9 +755,15 @@ fn listed_swaps(board: &proto::Board) -> Result<Vec<(proto::Swap, i32)>, EngineE
 
 /// Every valid swap of `board` with its certain outcome (its NONE-refill cascade), ranked as
 /// SwapHintResponse documents; `mean_sampled_score` left 0.
-fn ranked_hints(board: &proto::Board, max_steps: u32) -> Result<Vec<proto::SwapHint>, EngineError> {
+fn ranked_hints(
+    board: &proto::Board,
+    listed: Vec<(proto::Swap, i32)>,
+    max_steps: u32,
+    context: Option<&SearchContext>,
+) -> Result<Vec<proto::SwapHint>, Status> {
     let mut hints = Vec::new();
-    for (swap, combination) in listed_swaps(board)? {
+    for (swap, combination) in listed {
+        check_context(context)?;
         let outcome = resolve_cascade(proto::ResolveCascadeRequest {
             board: Some(board.clone()),
             swap: Some(swap),
@@ -875,25 +925,40 @@ fn hint_with(
     } else {
         None
     };
-    let mut hints = match &plain {
-        Some(stable) => plain_ranked_hints(stable, certain_options(request.max_steps)?)?,
-        None => ranked_hints(&board, request.max_steps)?,
+    // The swaps to rank, listed (and the sample budget checked) before any cascade is run.
+    let listed = match &plain {
+        Some(_) => None,
+        None => Some(listed_swaps(&board)?),
     };
-    let valid_swap_count = hints.len() as u32;
+    let swap_count = match (&plain, &listed) {
+        (Some(stable), _) => engine::count_valid_swaps(stable),
+        (None, Some(listed)) => listed.len(),
+        (None, None) => 0,
+    };
     if request.samples > 0 {
-        let sampled = u64::from(request.samples) * hints.len() as u64;
+        let sampled = u64::from(request.samples) * swap_count as u64;
         if sampled > MAX_HINT_SAMPLED_CASCADES {
             return Err(EngineError::InvalidParameter {
                 field: "samples",
                 reason: format!(
-                    "samples x valid swaps must be at most {MAX_HINT_SAMPLED_CASCADES}, got {} x {} = {sampled}",
+                    "samples x valid swaps must be at most {MAX_HINT_SAMPLED_CASCADES}, got {} x {swap_count} = {sampled}",
                     request.samples,
-                    hints.len()
                 ),
             }
             .into());
         }
     }
+    check_context(context)?;
+    let mut hints = match (&plain, listed) {
+        (Some(stable), _) => plain_ranked_hints(stable, certain_options(request.max_steps)?)?,
+        (None, listed) => ranked_hints(
+            &board,
+            listed.unwrap_or_default(),
+            request.max_steps,
+            context,
+        )?,
+    };
+    let valid_swap_count = hints.len() as u32;
     if request.top_n > 0 {
         hints.truncate(request.top_n as usize);
     }
@@ -977,7 +1042,7 @@ fn simulate_game(
                 listed[rng.random_range(0..listed.len())].0
             }
             proto::SwapPolicy::Unspecified | proto::SwapPolicy::HintGreedy => {
-                match ranked_hints(&board, request.max_steps)?
+                match ranked_hints(&board, listed_swaps(&board)?, request.max_steps, context)?
                     .first()
                     .and_then(|h| h.swap)
                 {
@@ -1280,18 +1345,19 @@ impl SwapPuzzle for SwapService {
         request: Request<proto::SwapHintRequest>,
     ) -> Result<Response<proto::SwapHintResponse>, Status> {
         let message = request.get_ref();
-        if message.samples > 0 {
-            return run_search(self.limits, request, |r, _, context| {
-                hint(r, Some(&context))
+        // One NONE-refill cascade per valid swap: inline only on small boards without samples;
+        // otherwise on the blocking pool, stopped at the deadline or when the call is dropped.
+        let small = board_cells(message.board.as_ref()) <= SEARCH_INLINE_CELL_LIMIT;
+        if message.samples == 0 && small {
+            return run_engine(self.limits, Placement::Inline, request, |r, _| {
+                hint(r, None)
             })
             .await;
         }
-        // One NONE-refill cascade per valid swap: inline only on small boards.
-        let placement = Placement::for_cells(
-            board_cells(message.board.as_ref()),
-            SEARCH_INLINE_CELL_LIMIT,
-        );
-        run_engine(self.limits, placement, request, |r, _| hint(r, None)).await
+        run_search(self.limits, request, |r, _, context| {
+            hint(r, Some(&context))
+        })
+        .await
     }
 
     async fn simulate(
@@ -1368,6 +1434,41 @@ mod tests {
                 other.map(|r| r.steps.len())
             ),
         }
+    }
+
+    /// A level cascade that outlives the server's request timeout (specials making specials on
+    /// a large board can run for many seconds) is stopped at its next step with WORK_DEADLINE,
+    /// not run on after its caller was answered.
+    #[test]
+    fn a_level_cascade_past_the_request_timeout_is_stopped() {
+        use rand::Rng;
+        let mut rng = engine::rng_from_seed(3);
+        let cells: Vec<u32> = (0..64 * 64).map(|_| rng.random_range(1..=5)).collect();
+        let request = proto::ResolveCascadeRequest {
+            board: Some(proto::Board {
+                width: 64,
+                height: 64,
+                cells,
+                // All NORMAL: a level board, so groups of 4 or more make specials.
+                kinds: vec![0; 64 * 64],
+                ..Default::default()
+            }),
+            colors: 5,
+            seed: 1,
+            refill: proto::RefillMode::Random as i32,
+            max_steps: 1000,
+            ..Default::default()
+        };
+        let limits = ServiceLimits {
+            request_timeout: Some(std::time::Duration::from_millis(1)),
+            ..ServiceLimits::default()
+        };
+        let started = Instant::now();
+        let status = resolve_cascade_bounded(request, limits).unwrap_err();
+        assert_eq!(status.code(), tonic::Code::DeadlineExceeded, "{status:?}");
+        assert!(status.message().contains("deadline"), "{status:?}");
+        // One step of a 64x64 level cascade, not the whole cascade (many seconds).
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     /// A cascade whose reply fits is answered in full, byte for byte as without a limit.
