@@ -177,7 +177,9 @@ pub fn replay_game(
     let (board, generated) = match request.start {
         Some(Start::Board(board)) => (settled_board(Some(board))?, false),
         Some(Start::Generate(generate)) => {
-            let board = generate_board(generate)?.board;
+            let board = generate_board(generate)
+                .map_err(super::convert::in_generate_start)?
+                .board;
             (settled_board(board)?, true)
         }
         None => return Err(required("start")),

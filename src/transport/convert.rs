@@ -180,6 +180,28 @@ pub fn required(field: &'static str) -> EngineError {
     }
 }
 
+/// `error` from a generation request nested as the `generate` start of another request
+/// (ReplayGame, Simulate): the field it names gets the `generate.` prefix, so the client knows
+/// which `colors` or `width` is wrong.
+pub fn in_generate_start(error: EngineError) -> EngineError {
+    let prefixed = |field: &'static str| match field {
+        "width" => "generate.width",
+        "height" => "generate.height",
+        "colors" => "generate.colors",
+        "min_moves" => "generate.min_moves",
+        "min_group" => "generate.min_group",
+        "holes" => "generate.holes",
+        other => other,
+    };
+    match error {
+        EngineError::InvalidParameter { field, reason } => EngineError::InvalidParameter {
+            field: prefixed(field),
+            reason,
+        },
+        other => other,
+    }
+}
+
 /// The error for an enum value this server does not know.
 pub fn unknown_enum(field: &'static str, value: i32) -> EngineError {
     EngineError::InvalidParameter {

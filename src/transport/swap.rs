@@ -466,7 +466,8 @@ pub fn replay_game_reference(
             (board, false)
         }
         Some(Start::Generate(generate)) => {
-            let board = generate_board(generate)?
+            let board = generate_board(generate)
+                .map_err(super::convert::in_generate_start)?
                 .board
                 .ok_or_else(|| super::convert::required("board"))?;
             (board, true)
@@ -607,7 +608,10 @@ fn plain_replay(
     let (start, generated) = match &request.start {
         Some(Start::Board(board)) => (board.clone(), false),
         Some(Start::Generate(generate)) if generate.holes.is_empty() => {
-            match generate_board(generate.clone())?.board {
+            match generate_board(generate.clone())
+                .map_err(super::convert::in_generate_start)?
+                .board
+            {
                 Some(board) => (board, true),
                 None => return Ok(None),
             }
@@ -1213,6 +1217,19 @@ fn simulate_with(
     }
     let policy = proto::SwapPolicy::try_from(request.policy)
         .map_err(|_| Status::from(unknown_enum("policy", request.policy)))?;
+    // The start first (a missing one, or a generation request's own fields, named as such),
+    // then the moves' options.
+    let (start, generated) = match &request.start {
+        Some(Start::Board(board)) => (board.clone(), false),
+        Some(Start::Generate(generate)) => (
+            generate_board(generate.clone())
+                .map_err(super::convert::in_generate_start)?
+                .board
+                .ok_or_else(|| Status::internal("generation without a board"))?,
+            true,
+        ),
+        None => return Err(super::convert::required("start").into()),
+    };
     let colors = match (&request.start, request.colors) {
         (Some(Start::Generate(generate)), 0) => generate.colors,
         (_, colors) => colors,
@@ -1222,16 +1239,6 @@ fn simulate_with(
         max_steps: request.max_steps,
         ..Default::default()
     })?;
-    let (start, generated) = match &request.start {
-        Some(Start::Board(board)) => (board.clone(), false),
-        Some(Start::Generate(generate)) => (
-            generate_board(generate.clone())?
-                .board
-                .ok_or_else(|| Status::internal("generation without a board"))?,
-            true,
-        ),
-        None => return Err(super::convert::required("start").into()),
-    };
     // The start must be stable (the error CheckDeadState gives otherwise).
     let plain = if fast {
         plain_stable(&start)?
@@ -1469,6 +1476,57 @@ mod tests {
         assert!(status.message().contains("deadline"), "{status:?}");
         // One step of a 64x64 level cascade, not the whole cascade (many seconds).
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+
+    /// The field a BadRequest names.
+    fn field_named(status: &Status) -> String {
+        use tonic_types::StatusExt;
+        let violations = status.get_details_bad_request().unwrap().field_violations;
+        assert_eq!(violations.len(), 1, "{status:?}");
+        violations[0].field.clone()
+    }
+
+    /// A missing start is named `start`, before the moves' options are checked; errors inside
+    /// a `generate` start carry its prefix.
+    #[test]
+    fn start_errors_name_the_start_field() {
+        use proto::swap_simulate_request::Start;
+        let simulate_with_start = |start| proto::SwapSimulateRequest {
+            start,
+            games: 1,
+            moves: 1,
+            ..Default::default()
+        };
+        let none = simulate(simulate_with_start(None), None).unwrap_err();
+        assert_eq!(field_named(&none), "start");
+        let generate = |width, colors| {
+            Some(Start::Generate(proto::SwapGenerateBoardRequest {
+                width,
+                height: 8,
+                colors,
+                ..Default::default()
+            }))
+        };
+        let too_many = simulate(simulate_with_start(generate(8, 17)), None).unwrap_err();
+        assert_eq!(field_named(&too_many), "generate.colors");
+        let too_wide = simulate(simulate_with_start(generate(65, 5)), None).unwrap_err();
+        assert_eq!(field_named(&too_wide), "generate.width");
+        let replay = replay_game(
+            proto::SwapReplayGameRequest {
+                start: Some(proto::swap_replay_game_request::Start::Generate(
+                    proto::SwapGenerateBoardRequest {
+                        width: 8,
+                        height: 8,
+                        colors: 17,
+                        ..Default::default()
+                    },
+                )),
+                ..Default::default()
+            },
+            ServiceLimits::default(),
+        )
+        .unwrap_err();
+        assert_eq!(field_named(&Status::from(replay)), "generate.colors");
     }
 
     /// A cascade whose reply fits is answered in full, byte for byte as without a limit.
