@@ -175,24 +175,29 @@ impl ColorPlanes {
         // row loaded once: the horizontal runs starting in this row, and the vertical runs
         // starting in this row or one or two above (the padding rows make the windows at the
         // edges read zeros). A run counts when its first row is above `limit`.
+        // The rows above `limit` take every pattern; row `limit` only vertical runs from one or
+        // two rows up, row `limit + 1` only from two rows up (three loops, no branch per row).
         for color in 1..=self.colors {
             let plane = self.plane(color);
             let (mut up2, mut up1, mut line, mut down1) = (plane[0], plane[1], plane[2], plane[3]);
-            for (row, &down2) in plane[PAD_ABOVE + 2..PAD_ABOVE + 2 + last]
-                .iter()
-                .enumerate()
-            {
-                let mut mask = 0;
-                if row < limit {
-                    let starts = line & (line >> 1) & (line >> 2);
-                    mask |= starts | (starts << 1) | (starts << 2) | (line & down1 & down2);
-                }
-                if row < limit + 1 {
-                    mask |= up1 & line & down1;
-                }
-                mask |= up2 & up1 & line;
-                matched.rows[row] |= mask;
+            let full = &plane[PAD_ABOVE + 2..PAD_ABOVE + 2 + limit];
+            let (full_out, tail_out) = matched.rows[..last].split_at_mut(limit);
+            for (out, &down2) in full_out.iter_mut().zip(full) {
+                let starts = line & (line >> 1) & (line >> 2);
+                *out |= starts
+                    | (starts << 1)
+                    | (starts << 2)
+                    | (line & down1 & down2)
+                    | (up1 & line & down1)
+                    | (up2 & up1 & line);
                 (up2, up1, line, down1) = (up1, line, down1, down2);
+            }
+            if let Some(out) = tail_out.first_mut() {
+                *out |= (up1 & line & down1) | (up2 & up1 & line);
+                (up2, up1, line) = (up1, line, down1);
+            }
+            if let Some(out) = tail_out.get_mut(1) {
+                *out |= up2 & up1 & line;
             }
         }
         matched
