@@ -10,6 +10,7 @@
 //! cargo bench --bench solve                                  # defaults: level 2, 10^7 nodes, seed 1
 //! cargo bench --bench solve -- --level 3 --nodes 300000000   # budget per position
 //! cargo bench --bench solve -- --positions 1,2 --seconds 60  # a wall-clock cap instead
+//! cargo bench --bench solve -- --restarts --nodes 250000000  # level-2 runs until the budget
 //! ```
 //!
 //! Every solution is replayed through `engine::replay` and must score what the search claims.
@@ -19,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use matchgrid::engine::{
     self, Board, MinGroup, NodeBudget, ScoringRule, SettledBoard, SolveControl, SolveLevel,
-    SolveOptions,
+    SolveOptions, SolveSchedule,
 };
 
 /// SP-MCTS, Schadd et al. 2008: the total over the 20 positions.
@@ -45,6 +46,7 @@ struct Args {
     nodes: u64,
     seconds: Option<u64>,
     seed: u64,
+    restarts: bool,
     positions: Vec<usize>,
 }
 
@@ -54,6 +56,7 @@ fn parse_args() -> Args {
         nodes: 10_000_000,
         seconds: None,
         seed: 1,
+        restarts: false,
         positions: (1..=20).collect(),
     };
     let mut it = std::env::args().skip(1);
@@ -64,6 +67,7 @@ fn parse_args() -> Args {
             "--nodes" => args.nodes = value().parse().expect("--nodes N"),
             "--seconds" => args.seconds = Some(value().parse().expect("--seconds N")),
             "--seed" => args.seed = value().parse().expect("--seed N"),
+            "--restarts" => args.restarts = true,
             "--positions" => {
                 args.positions = value()
                     .split(',')
@@ -81,14 +85,15 @@ fn main() {
     let args = parse_args();
     let positions = standard_positions();
     println!(
-        "SameGame standard positions: NMCS level {}, budget {} nodes{}, seed {}",
+        "SameGame standard positions: NMCS level {}{}, budget {} nodes{}, seed {}",
         args.level,
+        if args.restarts { " with restarts" } else { "" },
         args.nodes,
         args.seconds.map_or(String::new(), |s| format!(" or {s} s")),
         args.seed
     );
-    println!("| position | score | moves | nodes | playouts | time |");
-    println!("|---|---|---|---|---|---|");
+    println!("| position | score | moves | nodes | playouts | runs | time |");
+    println!("|---|---|---|---|---|---|---|");
     let (mut total, mut time) = (0i64, Duration::ZERO);
     for &number in &args.positions {
         let board = &positions[number - 1];
@@ -98,6 +103,11 @@ fn main() {
             seed: args.seed,
             level: SolveLevel::parse(args.level).expect("level 1..=5"),
             max_nodes: NodeBudget::parse(args.nodes).expect("nodes 1..=10^10"),
+            schedule: if args.restarts {
+                SolveSchedule::Restarts
+            } else {
+                SolveSchedule::Single
+            },
         };
         let control = SolveControl {
             time_limit: args
@@ -111,11 +121,12 @@ fn main() {
         assert_eq!(replayed.refused, None, "position {number}");
         assert_eq!(replayed.total_score, solution.score, "position {number}");
         println!(
-            "| {number} | {} | {} | {} | {} | {:.2} s |",
+            "| {number} | {} | {} | {} | {} | {} | {:.2} s |",
             solution.score,
             solution.moves.len(),
             solution.nodes,
             solution.playouts,
+            solution.runs_completed,
             solution.elapsed.as_secs_f64()
         );
         total += solution.score;

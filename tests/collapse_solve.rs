@@ -221,6 +221,7 @@ fn solve_sequences_replay_to_their_score_on_random_boards() {
                 max_nodes: 20_000,
                 max_millis: 0,
                 level: 2,
+                schedule: 0,
             };
             let solved = rpc::solve(request.clone(), &no_limits()).unwrap();
             check_solution_replays(&start, rule, min_group, &solved);
@@ -248,15 +249,74 @@ fn standard_position_1_at_a_small_budget_is_pinned() {
         max_nodes: 200_000,
         max_millis: 0,
         level: 2,
+        schedule: 0,
     };
     let solved = rpc::solve(request.clone(), &no_limits()).unwrap();
     check_solution_replays(&start, samegame(), 2, &solved);
     assert_eq!(solved.stop, proto::SolveStop::NodeBudget as i32);
     assert!(solved.nodes >= 200_000 && solved.nodes < 200_000 + 113);
     assert_eq!(solved.levels_completed, 1);
+    assert_eq!(solved.runs_completed, 0);
     assert_eq!((solved.score, solved.moves.len(), solved.nodes), PINNED);
-    let again = rpc::solve(request, &no_limits()).unwrap();
+    let again = rpc::solve(request.clone(), &no_limits()).unwrap();
     assert_eq!(again.moves, solved.moves);
+    // Restarts run the same first run: a budget that ends inside it gives the same answer.
+    let restarts = rpc::solve(
+        CollapseSolveRequest {
+            schedule: proto::SolveSchedule::Restarts as i32,
+            ..request
+        },
+        &no_limits(),
+    )
+    .unwrap();
+    assert_eq!(
+        (restarts.moves, restarts.score, restarts.nodes),
+        (solved.moves, solved.score, solved.nodes)
+    );
+}
+
+/// Restarts on a board where a level-1 run completes in a few thousand nodes: several runs,
+/// never worse than the single run, deterministic, and stopped by the budget.
+#[test]
+fn restarts_repeat_the_levels_until_the_budget() {
+    let start = api_support::standard_positions()[0].clone();
+    let single = CollapseSolveRequest {
+        board: Some(start.clone()),
+        scoring: samegame(),
+        min_group: 2,
+        seed: 7,
+        max_nodes: 3_000_000,
+        max_millis: 0,
+        level: 1,
+        schedule: proto::SolveSchedule::Single as i32,
+    };
+    let once = rpc::solve(single.clone(), &no_limits()).unwrap();
+    assert_eq!(once.stop, proto::SolveStop::Completed as i32);
+    assert_eq!((once.levels_completed, once.runs_completed), (1, 1));
+    let request = CollapseSolveRequest {
+        schedule: proto::SolveSchedule::Restarts as i32,
+        ..single
+    };
+    let solved = rpc::solve(request.clone(), &no_limits()).unwrap();
+    check_solution_replays(&start, samegame(), 2, &solved);
+    assert_eq!(solved.stop, proto::SolveStop::NodeBudget as i32);
+    assert!(solved.runs_completed > 1, "{}", solved.runs_completed);
+    assert!(
+        solved.score >= once.score,
+        "{} < {}",
+        solved.score,
+        once.score
+    );
+    let again = rpc::solve(request, &no_limits()).unwrap();
+    assert_eq!(
+        (again.moves, again.score, again.nodes, again.runs_completed),
+        (
+            solved.moves,
+            solved.score,
+            solved.nodes,
+            solved.runs_completed
+        )
+    );
 }
 
 /// (score, moves, nodes) of [`standard_position_1_at_a_small_budget_is_pinned`].
@@ -349,6 +409,13 @@ async fn out_of_range_fields_are_invalid_argument_naming_them() {
                 ..Default::default()
             },
             "max_millis",
+        ),
+        (
+            CollapseSolveRequest {
+                schedule: 9,
+                ..Default::default()
+            },
+            "schedule",
         ),
         (CollapseSolveRequest::default(), "board"),
         (

@@ -94,6 +94,10 @@ pub enum CollapseCommand {
         /// NMCS level, 1..=5; 0 means 2.
         #[arg(long, default_value_t = 0)]
         level: u32,
+        /// Restart the levels from scratch with fresh draws until the budget or the clock
+        /// runs out, keeping the best game (SOLVE_SCHEDULE_RESTARTS).
+        #[arg(long)]
+        restarts: bool,
     },
     /// Replay a list of taps at once, as Tap calls in sequence would, stopping at the first
     /// illegal one; prints the final board and its SHA-256 digest.
@@ -205,6 +209,7 @@ pub(super) async fn run_collapse(
             max_nodes,
             max_millis,
             level,
+            restarts,
         } => {
             let request = proto::CollapseSolveRequest {
                 board: Some(board.clone()),
@@ -214,6 +219,11 @@ pub(super) async fn run_collapse(
                 max_nodes,
                 max_millis,
                 level,
+                schedule: if restarts {
+                    proto::SolveSchedule::Restarts.into()
+                } else {
+                    proto::SolveSchedule::Unspecified.into()
+                },
             };
             let response = with_progress("solving", max_millis, client.solve(request)).await;
             emit(json, &reply(response)?, |r| {
@@ -235,7 +245,7 @@ pub(super) async fn run_collapse(
                 let _ = write!(
                     text,
                     "final ({})\n{}score {} (end bonus {}), tiles left {}\nsearch: {} nodes, {} \
-                     playouts, {} level(s) completed, {:.3} s, stop {}\ntaps: {}\n",
+                     playouts, {} level(s) completed, {} run(s), {:.3} s, stop {}\ntaps: {}\n",
                     board_text(&after),
                     render_board(&after),
                     r.score,
@@ -244,6 +254,7 @@ pub(super) async fn run_collapse(
                     r.nodes,
                     r.playouts,
                     r.levels_completed,
+                    r.runs_completed,
                     r.elapsed_micros as f64 / 1e6,
                     stop,
                     r.moves

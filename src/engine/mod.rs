@@ -31,8 +31,8 @@ pub use cascade::{
 };
 pub use collapse::{
     ColumnShift, LegalGroup, NodeBudget, RefusedTap, Replay, ReplayedMove, Solution, SolveControl,
-    SolveLevel, SolveOptions, SolveStop, SolvedMove, TapOutcome, TapRefusal, board_digest,
-    is_game_over, legal_groups, replay, solve, tap,
+    SolveLevel, SolveOptions, SolveSchedule, SolveStop, SolvedMove, TapOutcome, TapRefusal,
+    board_digest, is_game_over, legal_groups, replay, solve, tap,
 };
 pub use error::{EngineError, LevelError, SwapRejection, TapRejection, Unsettled};
 pub use generate::{generate_collapse_board, generate_swap_board};

@@ -85,7 +85,7 @@ pub fn check_dead_state(
 
 /// Solve, engine side: `context` carries the deadline and the cancel flag (see
 /// `run_search`). Checks the request's fields in the order `scoring`, `min_group`,
-/// `max_nodes`, `max_millis`, `level`, then the board.
+/// `max_nodes`, `max_millis`, `level`, `schedule`, then the board.
 ///
 /// # Errors
 /// INVALID_ARGUMENT (`EngineError::InvalidParameter` / `Board`) for an out-of-range field;
@@ -100,6 +100,18 @@ pub fn solve(
     let max_nodes = engine::NodeBudget::parse(request.max_nodes)?;
     let time_limit = engine::collapse::solve::parse_time_limit(request.max_millis)?;
     let level = engine::SolveLevel::parse(request.level)?;
+    let schedule = match proto::SolveSchedule::try_from(request.schedule) {
+        Ok(proto::SolveSchedule::Restarts) => engine::SolveSchedule::Restarts,
+        Ok(proto::SolveSchedule::Unspecified | proto::SolveSchedule::Single) => {
+            engine::SolveSchedule::Single
+        }
+        Err(_) => {
+            return Err(EngineError::InvalidParameter {
+                field: "schedule",
+                reason: format!("unknown SolveSchedule value {}", request.schedule),
+            });
+        }
+    };
     let board = settled_board(request.board)?;
     let options = engine::SolveOptions {
         rule,
@@ -107,6 +119,7 @@ pub fn solve(
         seed: request.seed,
         level,
         max_nodes,
+        schedule,
     };
     let control = engine::SolveControl {
         time_limit: time_limit.and_then(|limit| started.checked_add(limit)),
@@ -136,6 +149,7 @@ pub fn solve(
         elapsed_micros: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
         stop: proto::SolveStop::from(solution.stop).into(),
         levels_completed: solution.levels_completed,
+        runs_completed: solution.runs_completed,
     })
 }
 

@@ -28,7 +28,8 @@ pub use replay::{
     MAX_REPLAY_TAPS, RefusedTap, Replay, ReplayedMove, TapRefusal, board_digest, replay,
 };
 pub use solve::{
-    NodeBudget, Solution, SolveControl, SolveLevel, SolveOptions, SolveStop, SolvedMove, solve,
+    NodeBudget, Solution, SolveControl, SolveLevel, SolveOptions, SolveSchedule, SolveStop,
+    SolvedMove, solve,
 };
 
 use super::board::{Board, Position};
