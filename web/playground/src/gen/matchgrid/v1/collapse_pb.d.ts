@@ -372,9 +372,12 @@ export declare const CollapseCheckDeadStateResponseSchema: GenMessage<CollapseCh
  * far (memorised, so the score never drops), until game over. Playouts are TabuColorRandom (M.
  * Schadd et al., "Single-Player Monte-Carlo Tree Search", Computers and Games 2008): the colour
  * with the most tiles at the start of a playout is tapped only when no other colour has a legal
- * group (uniformly random playouts under CLICKOMANIA). Levels 1, 2, ..., `level` run in turn,
- * each starting from the best game so far; one playout always runs first, so every answer is a
- * whole game.
+ * group, for the whole playout (uniformly random playouts under CLICKOMANIA). Levels 1, 2, ...,
+ * `level` run in turn, each starting from the best game so far; one playout always runs first,
+ * so every answer is a whole game. With `schedule = SOLVE_SCHEDULE_RESTARTS` that run is
+ * repeated from scratch with the next draws of the same random stream until a limit stops the
+ * search, keeping the best game of all runs (the meta-search of Schadd et al. 2008): stronger
+ * than one run on budgets that fit several complete runs.
  *
  * Effort: a *node* is one tap applied by the search (in the tree or a playout). Limits are
  * checked before each playout: the node budget (overshot by at most one playout), `max_millis`,
@@ -439,12 +442,22 @@ export declare type CollapseSolveRequest = Message<"matchgrid.v1.CollapseSolveRe
 
   /**
    * Highest NMCS level; unset or 0 means 2; 1..=5, beyond is INVALID_ARGUMENT naming `level`.
-   * Level 2 completes in about 10^8 nodes on 15x15; level 3 needs orders of magnitude more and
-   * is useful with large budgets or small boards.
+   * Level 2 completes in about 1.5-4.3*10^7 nodes on 15x15 (the standard SameGame positions);
+   * level 3 needs orders of magnitude more and is useful with large budgets or small boards:
+   * on 15x15, restarts of level 2 (below) use a budget of a few 10^8 nodes better.
    *
    * @generated from field: uint32 level = 7;
    */
   level: number;
+
+  /**
+   * One run of the levels (unset, UNSPECIFIED or SINGLE: stops when the last level completes)
+   * or restarts until a limit (RESTARTS: never SOLVE_STOP_COMPLETED on a board with a legal
+   * group). The first run is the same in both, so the two agree on a budget that ends in it.
+   *
+   * @generated from field: matchgrid.v1.SolveSchedule schedule = 8;
+   */
+  schedule: SolveSchedule;
 };
 
 /**
@@ -565,11 +578,19 @@ export declare type CollapseSolveResponse = Message<"matchgrid.v1.CollapseSolveR
   stop: SolveStop;
 
   /**
-   * NMCS levels that ran to the end, 0..=level.
+   * NMCS levels that ran to the end in the first run, 0..=level.
    *
    * @generated from field: uint32 levels_completed = 10;
    */
   levelsCompleted: number;
+
+  /**
+   * Runs of the whole level schedule that ran to the end: 0 or 1 with SINGLE, possibly more
+   * with RESTARTS.
+   *
+   * @generated from field: uint32 runs_completed = 11;
+   */
+  runsCompleted: number;
 };
 
 /**
@@ -877,6 +898,40 @@ export enum ScoringRule {
  * Describes the enum matchgrid.v1.ScoringRule.
  */
 export declare const ScoringRuleSchema: GenEnum<ScoringRule>;
+
+/**
+ * How Solve spends its budget.
+ *
+ * @generated from enum matchgrid.v1.SolveSchedule
+ */
+export enum SolveSchedule {
+  /**
+   * SINGLE.
+   *
+   * @generated from enum value: SOLVE_SCHEDULE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Levels 1..=level once.
+   *
+   * @generated from enum value: SOLVE_SCHEDULE_SINGLE = 1;
+   */
+  SINGLE = 1,
+
+  /**
+   * Levels 1..=level, again and again from scratch with fresh draws, until the node budget,
+   * `max_millis`, the deadline or cancellation; the best game of all runs is answered.
+   *
+   * @generated from enum value: SOLVE_SCHEDULE_RESTARTS = 2;
+   */
+  RESTARTS = 2,
+}
+
+/**
+ * Describes the enum matchgrid.v1.SolveSchedule.
+ */
+export declare const SolveScheduleSchema: GenEnum<SolveSchedule>;
 
 /**
  * Why a search stopped.
