@@ -8,7 +8,7 @@ mod common;
 mod reference;
 
 use api_support::cell;
-use common::{TestServer, board, swap, text};
+use common::{TestServer, board, level, level_text, swap, text};
 use matchgrid::proto::{
     Board, CollapseCheckDeadStateRequest, CollapseGenerateBoardRequest, RefillMode,
     ResolveCascadeRequest, ResolveCascadeResponse, ShuffleRequest, SwapCheckDeadStateRequest,
@@ -438,26 +438,6 @@ const GAME_SCORES: &[u64] = &[
 ];
 const GAME_FINAL: &str = "........../........../........../........../P........./R........./\
                           BY......../RB......../GR....G.../RPRPBRB...";
-
-/// A wire board from the level text form (`#` hole, `*` colour bomb, `R-`/`R|`/`R+` striped
-/// along the row, striped along the column, wrapped).
-fn level(text: &str) -> Board {
-    (&matchgrid::engine::level::LevelBoard::parse(text).unwrap()).into()
-}
-
-/// The level text form of a wire board.
-fn level_text(board: &Board) -> String {
-    let kinds = board
-        .kinds
-        .iter()
-        .map(|&k| matchgrid::transport::convert::kind_from_proto(k).unwrap())
-        .collect();
-    let plain =
-        matchgrid::engine::Board::from_raw(board.width, board.height, &board.cells).unwrap();
-    matchgrid::engine::level::LevelBoard::new(plain, board.holes.clone(), kinds)
-        .unwrap()
-        .to_string()
-}
 
 /// Levels (docs/rules.md section 6), hand-checked: a horizontal 4 of R made by the swap
 /// `(1,2)-(0,2)` scores 10 x 1 x 4 = 40 and leaves a `STRIPED_V` R at `b = (0,2)`, where `a`'s

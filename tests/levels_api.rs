@@ -4,8 +4,7 @@
 //! refusal, and a pinned level cascade under RANDOM refill.
 mod common;
 
-use common::{bad_request_fields, pos, precondition_subjects, swap};
-use matchgrid::engine::level::LevelBoard;
+use common::{bad_request_fields, level, level_text, pos, precondition_subjects, swap};
 use matchgrid::proto::{
     self, Board, Combination, PieceKind, RefillMode, ResolveCascadeRequest, ShuffleRequest,
     SwapCheckDeadStateRequest, SwapGenerateBoardRequest, SwapVerdict, ValidateSwapRequest,
@@ -13,25 +12,6 @@ use matchgrid::proto::{
 use matchgrid::transport::{collapse, swap as rpc};
 use prost::Message;
 use tonic::{Code, Status};
-
-/// A wire level board from the text form (`#` hole, `*` bomb, `R-`, `R|`, `R+`).
-fn level(text: &str) -> Board {
-    (&LevelBoard::parse(text).unwrap()).into()
-}
-
-/// The text form of a wire level board.
-fn level_text(board: &Board) -> String {
-    let kinds = board
-        .kinds
-        .iter()
-        .map(|&k| matchgrid::transport::convert::kind_from_proto(k).unwrap())
-        .collect();
-    let plain =
-        matchgrid::engine::Board::from_raw(board.width, board.height, &board.cells).unwrap();
-    LevelBoard::new(plain, board.holes.clone(), kinds)
-        .unwrap()
-        .to_string()
-}
 
 fn validate(board: Board, s: proto::Swap) -> Result<proto::ValidateSwapResponse, Status> {
     rpc::validate_swap(ValidateSwapRequest {

@@ -237,3 +237,23 @@ pub fn precondition_violations(status: &tonic::Status) -> Vec<(String, String)> 
         })
         .unwrap_or_default()
 }
+
+/// A wire board from the level text form (`#` hole, `*` colour bomb, `R-` / `R|` / `R+`
+/// striped along the row, striped along the column, wrapped; docs/rules.md section 6).
+pub fn level(text: &str) -> matchgrid::proto::Board {
+    (&matchgrid::engine::level::LevelBoard::parse(text).unwrap()).into()
+}
+
+/// The level text form of a wire board.
+pub fn level_text(board: &matchgrid::proto::Board) -> String {
+    let kinds = board
+        .kinds
+        .iter()
+        .map(|&k| matchgrid::transport::convert::kind_from_proto(k).unwrap())
+        .collect();
+    let plain =
+        matchgrid::engine::Board::from_raw(board.width, board.height, &board.cells).unwrap();
+    matchgrid::engine::level::LevelBoard::new(plain, board.holes.clone(), kinds)
+        .unwrap()
+        .to_string()
+}
