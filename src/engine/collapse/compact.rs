@@ -671,30 +671,7 @@ impl CompactGame {
     /// The rejection draw of [`tap_random`](Self::tap_random) for groups of two or more:
     /// `(slot, word, bit, members)` of the group drawn and the cell drawn in it.
     fn draw_pairwise<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<(usize, usize, u32, Bits)> {
-        let mut counts = [0u32; 16];
-        let mut total = 0;
-        for (slot, &plane) in self.planes().iter().enumerate() {
-            counts[slot] = count(paired(plane));
-            total += counts[slot];
-        }
-        if total == 0 {
-            return None;
-        }
-        loop {
-            let mut index = rng.random_range(0..total);
-            let mut slot = 0;
-            while index >= counts[slot] {
-                index -= counts[slot];
-                slot += 1;
-            }
-            let plane = self.planes[slot];
-            let (word, bit) = select(paired(plane), index);
-            let members = flood(plane, single(word, bit));
-            let size = count(members);
-            if size == 2 || rng.random_range(0..size) < 2 {
-                return Some((slot, word, bit, members));
-            }
-        }
+        self.draw_pairwise_avoiding(None, rng)
     }
 
     /// The counted draw of [`tap_random`](Self::tap_random): `(slot, word, bit, members)` of
