@@ -4,7 +4,9 @@ use std::fmt::Write as _;
 
 use clap::{Subcommand, ValueEnum};
 
-use super::render::{board_summary, board_text, emit, position_text, render_board};
+use super::render::{
+    board_summary, board_text, emit, hex, position_text, render_board, start_text,
+};
 use super::{ClientArgs, connect, parse_board, parse_position, reply};
 use crate::proto::{self, collapse_puzzle_client::CollapsePuzzleClient};
 
@@ -294,15 +296,7 @@ pub(super) async fn run_collapse(
                 taps,
             };
             emit(json, &reply(client.replay_game(request).await)?, |r| {
-                let mut text = String::new();
-                if let Some(start) = &r.start_board {
-                    let _ = write!(
-                        text,
-                        "start ({})\n{}",
-                        board_text(start),
-                        render_board(start)
-                    );
-                }
+                let mut text = start_text(r.start_board.as_ref());
                 for (i, m) in r.moves.iter().enumerate() {
                     let _ = writeln!(
                         text,
@@ -340,7 +334,7 @@ pub(super) async fn run_collapse(
                     );
                 }
                 let after = r.board.clone().unwrap_or_default();
-                let digest: String = r.board_digest.iter().map(|b| format!("{b:02x}")).collect();
+                let digest = hex(&r.board_digest);
                 let _ = write!(
                     text,
                     "final ({})\n{}total score {}, tiles left {}, game over {}, end bonus {}\n\

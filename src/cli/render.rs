@@ -117,6 +117,19 @@ fn cell_style(cell: u32) -> Style {
 }
 
 /// A position as `ROW,COL` (`?` when absent).
+/// The `start (TEXT)` heading and drawing of a replay's generated start board, or nothing
+/// when the start was given.
+pub(super) fn start_text(start: Option<&proto::Board>) -> String {
+    start.map_or_else(String::new, |start| {
+        format!("start ({})\n{}", board_text(start), render_board(start))
+    })
+}
+
+/// A digest as lower-case hex.
+pub(super) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 pub(super) fn position_text(position: Option<&proto::Position>) -> String {
     position.map_or_else(|| "?".to_owned(), |p| format!("{},{}", p.row, p.col))
 }

@@ -4,7 +4,9 @@ use std::fmt::Write as _;
 
 use clap::{Subcommand, ValueEnum};
 
-use super::render::{board_summary, board_text, emit, position_text, render_board, swap_text};
+use super::render::{
+    board_summary, board_text, emit, hex, position_text, render_board, start_text, swap_text,
+};
 use super::{ClientArgs, connect, parse_board, parse_holes, parse_swap, reply};
 use crate::proto::{self, swap_puzzle_client::SwapPuzzleClient};
 
@@ -511,15 +513,7 @@ pub(super) async fn run_swap(server: &str, args: ClientArgs<SwapCommand>) -> Res
 
 /// The text form of a ReplayGame answer.
 fn replay_text(r: &proto::SwapReplayGameResponse) -> String {
-    let mut text = String::new();
-    if let Some(start) = &r.start_board {
-        let _ = write!(
-            text,
-            "start ({})\n{}",
-            board_text(start),
-            render_board(start)
-        );
-    }
+    let mut text = start_text(r.start_board.as_ref());
     for (i, m) in r.moves.iter().enumerate() {
         let _ = writeln!(
             text,
@@ -552,7 +546,7 @@ fn replay_text(r: &proto::SwapReplayGameResponse) -> String {
         );
     }
     let after = r.board.clone().unwrap_or_default();
-    let digest: String = r.board_digest.iter().map(|b| format!("{b:02x}")).collect();
+    let digest = hex(&r.board_digest);
     let _ = write!(
         text,
         "total score {}\nfinal board ({})\n{}sha256 {digest}\n",
