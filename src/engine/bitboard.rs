@@ -168,39 +168,61 @@ impl ColorPlanes {
     /// cell, and looks no further.
     pub(crate) fn matched_from_rows(&self, rows: usize) -> CellSet {
         let mut matched = CellSet::new();
-        let limit = rows.min(self.height);
-        // Rows past `limit + 1` hold no cell of a run starting above `limit`.
-        let last = (limit + 2).min(self.height);
-        // Colour by colour, the plane's rows slide through a window of five registers, each
-        // row loaded once: the horizontal runs starting in this row, and the vertical runs
-        // starting in this row or one or two above (the padding rows make the windows at the
-        // edges read zeros). A run counts when its first row is above `limit`.
-        // The rows above `limit` take every pattern; row `limit` only vertical runs from one or
-        // two rows up, row `limit + 1` only from two rows up (three loops, no branch per row).
         for color in 1..=self.colors {
-            let plane = self.plane(color);
-            let (mut up2, mut up1, mut line, mut down1) = (plane[0], plane[1], plane[2], plane[3]);
-            let full = &plane[PAD_ABOVE + 2..PAD_ABOVE + 2 + limit];
-            let (full_out, tail_out) = matched.rows[..last].split_at_mut(limit);
-            for (out, &down2) in full_out.iter_mut().zip(full) {
-                let starts = line & (line >> 1) & (line >> 2);
-                *out |= starts
-                    | (starts << 1)
-                    | (starts << 2)
-                    | (line & down1 & down2)
-                    | (up1 & line & down1)
-                    | (up2 & up1 & line);
-                (up2, up1, line, down1) = (up1, line, down1, down2);
-            }
-            if let Some(out) = tail_out.first_mut() {
-                *out |= (up1 & line & down1) | (up2 & up1 & line);
-                (up2, up1, line) = (up1, line, down1);
-            }
-            if let Some(out) = tail_out.get_mut(1) {
-                *out |= up2 & up1 & line;
+            self.add_matched_of_color(color, rows, &mut matched);
+        }
+        matched
+    }
+
+    /// [`ColorPlanes::matched_from_rows`] for the runs of the colours in `colors` only (bit `c`
+    /// for colour `c`; bits of colours without a plane are ignored). Right after a swap on a
+    /// run-free board, for example, every run passes through one of the two swapped cells, so
+    /// only their two colours can match.
+    pub(crate) fn matched_of_colors(&self, rows: usize, colors: u32) -> CellSet {
+        let mut matched = CellSet::new();
+        for color in BitIter(u64::from(colors)) {
+            let color = color as usize;
+            if (1..=self.colors).contains(&color) {
+                self.add_matched_of_color(color, rows, &mut matched);
             }
         }
         matched
+    }
+
+    /// Adds to `matched` the cells of colour `color`'s runs that start in the first `rows`
+    /// rows.
+    #[inline]
+    fn add_matched_of_color(&self, color: usize, rows: usize, matched: &mut CellSet) {
+        let limit = rows.min(self.height);
+        // Rows past `limit + 1` hold no cell of a run starting above `limit`.
+        let last = (limit + 2).min(self.height);
+        // The plane's rows slide through a window of five registers, each row loaded once:
+        // the horizontal runs starting in this row, and the vertical runs starting in this row
+        // or one or two above (the padding rows make the windows at the edges read zeros). A
+        // run counts when its first row is above `limit`.
+        // The rows above `limit` take every pattern; row `limit` only vertical runs from one or
+        // two rows up, row `limit + 1` only from two rows up (three loops, no branch per row).
+        let plane = self.plane(color);
+        let (mut up2, mut up1, mut line, mut down1) = (plane[0], plane[1], plane[2], plane[3]);
+        let full = &plane[PAD_ABOVE + 2..PAD_ABOVE + 2 + limit];
+        let (full_out, tail_out) = matched.rows[..last].split_at_mut(limit);
+        for (out, &down2) in full_out.iter_mut().zip(full) {
+            let starts = line & (line >> 1) & (line >> 2);
+            *out |= starts
+                | (starts << 1)
+                | (starts << 2)
+                | (line & down1 & down2)
+                | (up1 & line & down1)
+                | (up2 & up1 & line);
+            (up2, up1, line, down1) = (up1, line, down1, down2);
+        }
+        if let Some(out) = tail_out.first_mut() {
+            *out |= (up1 & line & down1) | (up2 & up1 & line);
+            (up2, up1, line) = (up1, line, down1);
+        }
+        if let Some(out) = tail_out.get_mut(1) {
+            *out |= up2 & up1 & line;
+        }
     }
 
     /// True when these planes describe `board` exactly (planes beyond its colours empty).
@@ -230,10 +252,6 @@ impl ColorPlanes {
         }
     }
 
-    /// Updates the planes after the cells of the columns in `columns` (bit `c` is column `c`)
-    /// changed to `cells` (row-major, `width` wide) in the first `rows` rows; every other cell
-    /// must be unchanged. Word work in proportion to rows times colours, cell work only for the
-    /// changed cells.
     /// Makes `self` a copy of `other`, reusing its storage (no allocation once the planes
     /// have the same size).
     pub(crate) fn copy_from(&mut self, other: &Self) {
@@ -244,13 +262,29 @@ impl ColorPlanes {
         self.words.clone_from(&other.words);
     }
 
+    /// Updates the planes after the tiles at `a` and `b` (on the board) traded places: colour
+    /// `color_a` (`1..=colors`, the colour at `a` before) moves to `b` and `color_b` to `a`.
+    /// Four word updates instead of rebuilding the two columns.
+    pub(crate) fn swap_cells(&mut self, a: Position, b: Position, color_a: u8, color_b: u8) {
+        let stride = self.stride;
+        let word = |at: Position, color: u8| {
+            (usize::from(color) - 1) * stride + PAD_ABOVE + at.row as usize
+        };
+        let (a_word, b_word) = (word(a, color_a), word(b, color_b));
+        self.words[a_word] &= !(1 << a.col);
+        self.words[b_word] &= !(1 << b.col);
+        self.words[word(b, color_a)] |= 1 << b.col;
+        self.words[word(a, color_b)] |= 1 << a.col;
+    }
+
+    /// Updates the planes after the cells of the columns in `columns` (bit `c` is column `c`)
+    /// changed to `cells` (row-major, `width` wide) in the first `rows` rows; every other cell
+    /// must be unchanged, and every colour in `cells` must have a plane (see
+    /// [`ColorPlanes::reserve_colors`]). Word work in proportion to rows times colours, cell
+    /// work only for the changed cells.
     pub(crate) fn update_columns(&mut self, cells: &[u8], width: usize, columns: u64, rows: usize) {
         let (height, stride) = (rows.min(self.height), self.stride);
-        let newest = (0..height)
-            .flat_map(|row| BitIter(columns).map(move |col| cells[row * width + col as usize]))
-            .max()
-            .unwrap_or(EMPTY);
-        self.reserve_colors(newest);
+        debug_assert!(cells.iter().all(|&cell| usize::from(cell) <= self.colors));
         for color in 0..self.colors {
             let plane = &mut self.words[color * stride + PAD_ABOVE..][..height];
             for line in plane {

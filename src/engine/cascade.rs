@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 
 use rand::Rng;
 
-use super::bitboard::{BitIter, ColorPlanes};
+use super::bitboard::{BitIter, CellSet, ColorPlanes};
 use super::board::{Board, EMPTY};
 use super::error::EngineError;
 use super::gravity::{Fall, Spawn, refill_tops, settle_columns};
@@ -162,23 +162,52 @@ pub fn resolve_swap_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
     }
     // OK or OUT_OF_BOUNDS: name the off-board position's field in the latter case.
     check_swap_positions(board.board(), swap)?;
-    let (after, planes, rows) = swapped(board, swap);
-    run_cascade(after, planes, rows, 0, options, rng, sink)
+    let (after, planes, search) = swapped(board, swap);
+    run_cascade(after, planes, search, 0, options, rng, sink)
 }
 
 /// `board` with `swap` (valid) applied, its colour planes, and how many rows from the top hold
 /// the start of every run it has: every run passes through `a` or `b`.
-fn swapped(board: StableBoard, swap: Swap) -> (Board, ColorPlanes, usize) {
+fn swapped(board: StableBoard, swap: Swap) -> (Board, ColorPlanes, RunSearch) {
     let (board, mut planes) = board.into_parts();
+    let colors = [swap.a, swap.b].map(|at| board.index_of(at).map_or(EMPTY, |i| board.at(i)));
     let after = apply_swap(board, swap);
-    let rows = swap.a.row.max(swap.b.row) as usize + 1;
-    planes.update_columns(
-        after.cells(),
-        after.width(),
-        1 << swap.a.col | 1 << swap.b.col,
-        rows,
-    );
-    (after, planes, rows)
+    planes.swap_cells(swap.a, swap.b, colors[0], colors[1]);
+    (after, planes, RunSearch::after_swap(swap, colors))
+}
+
+/// Where the next cascade step looks for runs. Every run of a board with no run before its
+/// last change passes through a changed cell: it starts in the first `rows` rows (the deepest
+/// changed row) and has the colour of a changed cell.
+#[derive(Clone, Copy, Debug)]
+struct RunSearch {
+    rows: usize,
+    /// The colours of the changed cells: bit `c` for colour `c` (`1..=16`).
+    colors: u32,
+}
+
+impl RunSearch {
+    /// Every run of a `height`-row board.
+    fn everywhere(height: usize) -> Self {
+        Self {
+            rows: height,
+            colors: u32::MAX,
+        }
+    }
+
+    /// The runs `swap` (valid, on a run-free board) can make, given the colours of its cells:
+    /// they pass through `a` or `b`, so they start at or above the lower one.
+    fn after_swap(swap: Swap, colors: [u8; 2]) -> Self {
+        Self {
+            rows: swap.a.row.max(swap.b.row) as usize + 1,
+            colors: 1 << colors[0] | 1 << colors[1],
+        }
+    }
+
+    /// The matched cells of `planes` this search covers.
+    fn matched(self, planes: &ColorPlanes) -> CellSet {
+        planes.matched_of_colors(self.rows, self.colors)
+    }
 }
 
 /// Checks that both positions of a swap lie on `board`, naming `swap.a` or `swap.b` if not.
@@ -234,10 +263,16 @@ pub fn resolve_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
     let mut settling_steps = 0;
     if board.has_empty_cell() {
         let mut falls = Vec::new();
-        let empty_on_top = settle_columns(&mut board, u64::MAX, Some(&mut falls));
+        let settled = settle_columns(&mut board, u64::MAX, Some(&mut falls));
         let mut spawns = Vec::new();
         if let Refill::Random { colors } = options.refill {
-            refill_tops(&mut board, &empty_on_top, colors, rng, Some(&mut spawns));
+            refill_tops(
+                &mut board,
+                &settled.empty_on_top,
+                colors,
+                rng,
+                Some(&mut spawns),
+            );
         }
         if !falls.is_empty() || !spawns.is_empty() {
             settling_steps = 1;
@@ -255,21 +290,21 @@ pub fn resolve_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
         }
     }
     let planes = ColorPlanes::of(&board);
-    let rows = board.height();
-    run_cascade(board, planes, rows, settling_steps, options, rng, sink)
+    let search = RunSearch::everywhere(board.height());
+    run_cascade(board, planes, search, settling_steps, options, rng, sink)
 }
 
 fn run_cascade<R: Rng + ?Sized, S: StepSink + ?Sized>(
     mut board: Board,
     planes: ColorPlanes,
-    rows: usize,
+    search: RunSearch,
     first_index: u32,
     options: CascadeOptions,
     rng: &mut R,
     sink: &mut S,
 ) -> Result<CascadeSummary, EngineError> {
     let (steps, total_score, _, planes) =
-        cascade::<true, R, S>(&mut board, planes, rows, sink, first_index, options, rng)?;
+        cascade::<true, R, S>(&mut board, planes, search, sink, first_index, options, rng)?;
     let ending = end_of_move(board, planes, options, true, rng);
     Ok(CascadeSummary {
         steps,
@@ -291,7 +326,7 @@ fn run_cascade<R: Rng + ?Sized, S: StepSink + ?Sized>(
 fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
     board: &mut Board,
     mut planes: ColorPlanes,
-    mut rows: usize,
+    mut search: RunSearch,
     sink: &mut S,
     first_index: u32,
     options: CascadeOptions,
@@ -305,8 +340,8 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
         planes.reserve_colors(colors);
     }
     loop {
-        let matched = planes.matched_from_rows(rows);
-        debug_assert!(matched == planes.matched(), "a run starts below row {rows}");
+        let matched = search.matched(&planes);
+        debug_assert!(matched == planes.matched(), "a run outside {search:?}");
         let cleared = matched.len_within(height);
         if cleared == 0 {
             return Ok((index, total_score, total_cleared, planes));
@@ -323,6 +358,7 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
             Vec::new()
         };
         let mut columns = 0u64;
+        let mut rows = 0;
         let cells = board.cells_mut();
         for row in 0..height {
             let mask = matched.row(row);
@@ -341,18 +377,23 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
         total_score += score;
         total_cleared += cleared as u64;
         let mut falls = Vec::new();
-        let empty_on_top = settle_columns(board, columns, RECORD.then_some(&mut falls));
+        let settled = settle_columns(board, columns, RECORD.then_some(&mut falls));
         let mut spawns = Vec::new();
+        let mut new_colors = settled.moved_colors;
         if let Refill::Random { colors } = options.refill {
-            refill_tops(
+            new_colors |= refill_tops(
                 board,
-                &empty_on_top,
+                &settled.empty_on_top,
                 colors,
                 rng,
                 RECORD.then_some(&mut spawns),
             );
         }
         planes.update_columns(board.cells(), width, columns, rows);
+        search = RunSearch {
+            rows,
+            colors: new_colors,
+        };
         debug_assert!(planes.describes(board));
         if RECORD {
             let step = CascadeStep {
@@ -478,11 +519,11 @@ pub fn play_swap<R: Rng + ?Sized>(
         return Err(EngineError::IllegalSwap(rejection));
     }
     check_swap_positions(board.board(), swap)?;
-    let (mut after, planes, rows) = swapped(board, swap);
+    let (mut after, planes, search) = swapped(board, swap);
     let (steps, score, cleared, planes) = cascade::<false, R, Vec<CascadeStep>>(
         &mut after,
         planes,
-        rows,
+        search,
         &mut Vec::new(),
         0,
         options,
@@ -535,25 +576,19 @@ pub fn certain_outcomes(
     let mut outcomes = Vec::with_capacity(swaps.len());
     let mut scratch = board.board().clone();
     let mut planes = board.planes().clone();
-    let width = scratch.width();
     for swap in swaps {
         scratch.cells_mut().copy_from_slice(board.board().cells());
         planes.copy_from(board.planes());
         let (Some(a), Some(b)) = (scratch.index_of(swap.a), scratch.index_of(swap.b)) else {
             continue;
         };
+        let colors = [scratch.cells()[a], scratch.cells()[b]];
         scratch.cells_mut().swap(a, b);
-        let rows = swap.a.row.max(swap.b.row) as usize + 1;
-        planes.update_columns(
-            scratch.cells(),
-            width,
-            1 << swap.a.col | 1 << swap.b.col,
-            rows,
-        );
+        planes.swap_cells(swap.a, swap.b, colors[0], colors[1]);
         let (steps, score, cleared, after) = cascade::<false, _, Vec<CascadeStep>>(
             &mut scratch,
             planes,
-            rows,
+            RunSearch::after_swap(swap, colors),
             &mut Vec::new(),
             0,
             options,

@@ -33,18 +33,26 @@ pub fn apply_gravity(board: &mut Board) -> Vec<Fall> {
     falls
 }
 
+/// What [`settle_columns`] did.
+pub(crate) struct Settled {
+    /// Per column, the number of empty cells now at its top (0 for columns not settled).
+    pub(crate) empty_on_top: [u8; MAX_SIDE as usize],
+    /// The colours of the tiles that moved: bit `c` for colour `c` (`1..=16`).
+    pub(crate) moved_colors: u32,
+}
+
 /// Applies gravity to the columns of `columns` (bit `c` is column `c`; other columns must
 /// already be settled) and, when `falls` is given, appends the tiles that moved ordered by
-/// `from` in row-major order. Returns, per column, the number of empty cells now at its top
-/// (0 for columns not in `columns`).
+/// `from` in row-major order.
 pub(crate) fn settle_columns(
     board: &mut Board,
     columns: u64,
     mut falls: Option<&mut Vec<Fall>>,
-) -> [u8; MAX_SIDE as usize] {
+) -> Settled {
     let (width, height) = (board.width(), board.height());
     let cells = board.cells_mut();
     let mut empty_on_top = [0u8; MAX_SIDE as usize];
+    let mut moved_colors = 0u32;
     let first_fall = falls.as_ref().map_or(0, |f| f.len());
     for col in BitIter(columns & (u64::MAX >> (64 - width))) {
         let col = col as usize;
@@ -57,6 +65,7 @@ pub(crate) fn settle_columns(
             }
             target -= 1;
             if target != row {
+                moved_colors |= 1 << cell;
                 cells[target * width + col] = cell;
                 cells[index] = EMPTY;
                 if let Some(falls) = falls.as_deref_mut() {
@@ -72,19 +81,24 @@ pub(crate) fn settle_columns(
     if let Some(falls) = falls {
         falls[first_fall..].sort_unstable_by_key(|fall| (fall.from.row, fall.from.col));
     }
-    empty_on_top
+    Settled {
+        empty_on_top,
+        moved_colors,
+    }
 }
 
 /// Fills the empty cells at the top of each column (`empty_on_top[c]` of them in column `c`,
 /// as [`settle_columns`] leaves them) in row-major order with colours drawn uniformly from
-/// `1..=colors`, appending the spawns when `spawns` is given.
+/// `1..=colors`, appending the spawns when `spawns` is given. Returns the colours drawn: bit
+/// `c` for colour `c`.
 pub(crate) fn refill_tops<R: Rng + ?Sized>(
     board: &mut Board,
     empty_on_top: &[u8; MAX_SIDE as usize],
     colors: u8,
     rng: &mut R,
     mut spawns: Option<&mut Vec<Spawn>>,
-) {
+) -> u32 {
+    let mut drawn = 0u32;
     debug_assert!((1..=16).contains(&colors));
     let width = board.width();
     let deepest = usize::from(empty_on_top[..width].iter().copied().max().unwrap_or(0));
@@ -93,6 +107,7 @@ pub(crate) fn refill_tops<R: Rng + ?Sized>(
         for col in 0..width {
             if usize::from(empty_on_top[col]) > row {
                 let color = rng.random_range(1..=colors);
+                drawn |= 1 << color;
                 cells[row * width + col] = color;
                 if let Some(spawns) = spawns.as_deref_mut() {
                     spawns.push(Spawn {
@@ -103,11 +118,13 @@ pub(crate) fn refill_tops<R: Rng + ?Sized>(
             }
         }
     }
+    drawn
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::board::color_from_char;
 
     #[test]
     fn tiles_fall_keeping_their_order() {
@@ -134,6 +151,16 @@ mod tests {
     }
 
     #[test]
+    fn settling_reports_the_colours_that_moved() {
+        let mut board = Board::parse("R../GY./BB./.R.").unwrap();
+        let settled = settle_columns(&mut board, 0b01, None);
+        assert_eq!(board.to_string(), ".../RY./GB./BR.");
+        let [r, g, b] = ['R', 'G', 'B'].map(|ch| color_from_char(ch).unwrap());
+        assert_eq!(settled.moved_colors, 1 << r | 1 << g | 1 << b);
+        assert_eq!(&settled.empty_on_top[..3], &[1, 0, 0]);
+    }
+
+    #[test]
     fn settled_columns_do_not_move() {
         let mut board = Board::parse(".G/RG").unwrap();
         assert!(apply_gravity(&mut board).is_empty());
@@ -145,9 +172,24 @@ mod tests {
         use rand::SeedableRng;
         let mut board = Board::parse("../.R").unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-        let empty_on_top = settle_columns(&mut board, u64::MAX, None);
+        let settled = settle_columns(&mut board, u64::MAX, None);
+        // The R is already at the bottom of its column.
+        assert_eq!(settled.moved_colors, 0);
         let mut spawns = Vec::new();
-        refill_tops(&mut board, &empty_on_top, 3, &mut rng, Some(&mut spawns));
+        let drawn = refill_tops(
+            &mut board,
+            &settled.empty_on_top,
+            3,
+            &mut rng,
+            Some(&mut spawns),
+        );
+        assert_eq!(
+            drawn,
+            spawns
+                .iter()
+                .map(|spawn| 1 << spawn.color)
+                .fold(0, |a, b| a | b)
+        );
         assert_eq!(spawns.len(), 3);
         assert_eq!(
             spawns.iter().map(|s| s.position).collect::<Vec<_>>(),
