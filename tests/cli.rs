@@ -366,3 +366,84 @@ fn swap_replay_hint_and_simulate() {
     ]);
     assert!(text.starts_with("3 games, "), "{text}");
 }
+
+/// The text after `prefix` on the line of `stdout` that starts with it.
+fn line_after<'a>(stdout: &'a str, prefix: &str) -> &'a str {
+    stdout
+        .lines()
+        .find_map(|line| line.strip_prefix(prefix))
+        .unwrap_or_else(|| panic!("no line starting {prefix:?} in:\n{stdout}"))
+}
+
+#[test]
+fn level_boards_in_text_form() {
+    let server = TestServer::start(&[]);
+    let url = server.url();
+    let swap = |args: &[&str]| ok(&[&["swap", "--server", url.as_str()][..], args].concat());
+    // Two striped pieces side by side: a combination.
+    assert_eq!(
+        swap(&[
+            "validate",
+            "--board",
+            "RGBY/GR-G-B/BYRG/YBYR",
+            "--swap",
+            "1,1:1,2"
+        ]),
+        "verdict: SWAP_VERDICT_OK\ncombination: COMBINATION_STRIPED_STRIPED\n"
+    );
+    // A swap into a hole.
+    let hole = swap(&["validate", "--board", "RG#/GRB/BYR", "--swap", "0,1:0,2"]);
+    assert_eq!(
+        line_after(&hole, "verdict: "),
+        "SWAP_VERDICT_HOLE",
+        "{hole}"
+    );
+    // The colour bomb swaps with either neighbour; nothing else lines up three.
+    assert_eq!(
+        swap(&["dead", "--board", "*RG/GBR/RGB-"]),
+        "dead: false\nvalid swaps (2): 0,0:0,1(BOMB_NORMAL) 0,0:1,0(BOMB_NORMAL)\n"
+    );
+    // Generation keeps the mask's holes where they are.
+    let mask = "#....#/....../..##../....../#....#";
+    let generated = ok(&[
+        "swap", "--server", &url, "--json", "generate", "--width", "6", "--height", "5",
+        "--colors", "4", "--seed", "3", "--holes", mask,
+    ]);
+    let value: serde_json::Value = serde_json::from_str(&generated).unwrap();
+    let holes: Vec<bool> = value["board"]["holes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no holes in {generated}"))
+        .iter()
+        .map(|hole| hole.as_bool().unwrap())
+        .collect();
+    let expected: Vec<bool> = mask.replace('/', "").chars().map(|c| c == '#').collect();
+    assert_eq!(holes, expected, "{generated}");
+    // Bomb + wrapped: every tile of the wrapped piece's colour (R, 6 of them) blasts as a
+    // wrapped piece; the two holes stay where they are.
+    let resolved = swap(&[
+        "resolve",
+        "--board",
+        "RGBYR/GB#RB/Y*R+GY/B#GYR/RYBGB",
+        "--swap",
+        "2,1:2,2",
+        "--colors",
+        "5",
+        "--seed",
+        "42",
+    ]);
+    assert!(
+        resolved.contains("fired WRAPPED at 0,0"),
+        "the first R blasts first:\n{resolved}"
+    );
+    let final_line = line_after(&resolved, "final (");
+    let final_board = final_line.split(')').next().unwrap();
+    assert_eq!(final_board.len(), 29, "{resolved}");
+    assert_eq!(
+        final_board
+            .match_indices('#')
+            .map(|(i, _)| i)
+            .collect::<Vec<_>>(),
+        vec![8, 19],
+        "holes at 1,2 and 3,1:\n{resolved}"
+    );
+}
