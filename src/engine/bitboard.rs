@@ -28,6 +28,14 @@ impl CellSet {
         self.rows[row] = mask;
     }
 
+    /// Adds the cells of `other`.
+    #[inline]
+    pub(crate) fn union_with(&mut self, other: &Self) {
+        for (mine, theirs) in self.rows.iter_mut().zip(&other.rows) {
+            *mine |= theirs;
+        }
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.rows.iter().all(|&r| r == 0)
     }
@@ -150,6 +158,17 @@ impl ColorPlanes {
     /// The planes of a board.
     pub(crate) fn of(board: &Board) -> Self {
         Self::new(board.cells(), board.width(), board.height())
+    }
+
+    /// Row `row` (`0..height`) of colour `color`'s plane: bit `c` set when cell `(row, c)`
+    /// holds `color`; 0 for colours beyond [`ColorPlanes::colors`] and for colour 0.
+    #[inline]
+    pub(crate) fn row_of(&self, color: u8, row: usize) -> u64 {
+        let color = usize::from(color);
+        if color == 0 || color > self.colors || row >= self.height {
+            return 0;
+        }
+        self.words[(color - 1) * self.stride + PAD_ABOVE + row]
     }
 
     /// The padded rows of colour `color` (`1..=colors`).

@@ -1,13 +1,15 @@
 //! Level boards (docs/rules.md section 6): a swap-family board with a hole mask and per-cell
 //! piece kinds (striped, wrapped, colour bomb).
 //!
-//! Plain boards never come here: they keep the bitboard path of sections 1-2. This module is a
-//! straightforward cell-by-cell implementation of the section 6 rules, written for clarity and
-//! exactness: a [`LevelBoard`] keeps the colours in an ordinary [`Board`] (0 for empty cells,
-//! holes and colour bombs, so runs found on the colours alone are exactly the level's runs: a
-//! hole or a bomb breaks every line), plus one hole flag and one [`PieceKind`] per cell.
+//! Plain boards never come here: they keep the bitboard path of sections 1-2. A [`LevelBoard`]
+//! keeps the colours in an ordinary [`Board`] (0 for empty cells, holes and colour bombs, so
+//! runs found on the colours alone are exactly the level's runs: a hole or a bomb breaks every
+//! line), plus one hole flag and one [`PieceKind`] per cell. Runs, groups, valid swaps and the
+//! areas specials clear are computed on the plain engine's colour planes plus one row mask
+//! each for tiles, specials and bombs; only the events reported are built cell by cell.
 
 mod arrange;
+mod bits;
 mod cascade;
 mod rules;
 

@@ -3,7 +3,9 @@
 
 use rand::Rng;
 
+use super::bits::{KindMasks, level_swap_masks};
 use super::{LevelBoard, PieceKind, StableLevel};
+use crate::engine::bitboard::{BitIter, ColorPlanes};
 use crate::engine::board::{EMPTY, Position};
 use crate::engine::gravity::{Fall, Spawn};
 use crate::engine::moves::{Swap, SwapVerdict, swap_makes_match};
@@ -88,23 +90,41 @@ pub fn level_valid_swaps(level: &StableLevel) -> Vec<(Swap, Option<Combination>)
 
 /// Number of valid swaps of a stable level board, combinations included.
 pub fn count_level_valid_swaps(level: &StableLevel) -> usize {
-    valid_swaps_of(level.level(), usize::MAX).len()
+    let board = level.level();
+    count_valid_swaps_on(board, &ColorPlanes::of(board.board()))
 }
 
-/// Up to `limit` valid swaps of `level`, in [`level_valid_swaps`] order.
+/// Number of valid swaps of `level`, a run-free board whose colour planes are `planes` (the
+/// same count as [`valid_swaps_of`] lists).
+pub(super) fn count_valid_swaps_on(level: &LevelBoard, planes: &ColorPlanes) -> usize {
+    let masks = KindMasks::of(level);
+    let height = level.height();
+    (0..height)
+        .map(|row| {
+            let (right, down) = level_swap_masks(planes, &masks, row, height);
+            (right.count_ones() + down.count_ones()) as usize
+        })
+        .sum()
+}
+
+/// Up to `limit` valid swaps of `level` (a run-free board), in [`level_valid_swaps`] order.
 pub(super) fn valid_swaps_of(level: &LevelBoard, limit: usize) -> Vec<(Swap, Option<Combination>)> {
-    let (width, height) = (level.width() as u32, level.height() as u32);
+    let planes = ColorPlanes::of(level.board());
+    let masks = KindMasks::of(level);
+    let (width, height) = (level.width(), level.height());
     let mut swaps = Vec::new();
     for row in 0..height {
-        for col in 0..width {
-            let a = Position::new(row, col);
-            for b in [Position::new(row, col + 1), Position::new(row + 1, col)] {
-                if b.row >= height || b.col >= width {
-                    continue;
-                }
-                let swap = Swap::new(a, b);
-                if let (SwapVerdict::Ok, combination) = judge_level_swap(level, swap) {
-                    swaps.push((swap, combination));
+        let (right, down) = level_swap_masks(&planes, &masks, row, height);
+        for col in BitIter(right | down) {
+            let a = row * width + col as usize;
+            let from = Position::new(row as u32, col);
+            for (valid, b, to) in [
+                (right, a + 1, Position::new(row as u32, col + 1)),
+                (down, a + width, Position::new(row as u32 + 1, col)),
+            ] {
+                if valid >> col & 1 == 1 {
+                    let combination = Combination::of(level.kind(a), level.kind(b));
+                    swaps.push((Swap::new(from, to), combination));
                     if swaps.len() >= limit {
                         return swaps;
                     }
@@ -128,33 +148,30 @@ pub(super) fn exchange(level: &mut LevelBoard, a: usize, b: usize) {
 pub(super) fn level_gravity(level: &mut LevelBoard) -> Vec<Fall> {
     let (width, height) = (level.width(), level.height());
     let mut falls = Vec::new();
+    let (colors, kinds, holes) = level.parts_mut();
     for col in 0..width {
-        let slots: Vec<usize> = (0..height)
-            .map(|row| row * width + col)
-            .filter(|&i| !level.is_hole(i))
-            .collect();
-        let tiles: Vec<usize> = slots
-            .iter()
-            .copied()
-            .filter(|&i| level.is_tile(i))
-            .collect();
-        let first_slot = slots.len() - tiles.len();
-        let moves: Vec<(usize, usize)> = tiles
-            .iter()
-            .zip(&slots[first_slot..])
-            .map(|(&from, &to)| (from, to))
-            .collect();
-        let (colors, kinds, _) = level.parts_mut();
-        // Deepest first: a target is never above its source, so nothing is overwritten.
-        for &(from, to) in moves.iter().rev() {
-            if from != to {
+        // The slot the next tile (going up) lands in is the lowest free non-hole cell at or
+        // above `target - 1`: never above the tile, so nothing is overwritten.
+        let mut target = height;
+        for row in (0..height).rev() {
+            let from = row * width + col;
+            let is_tile = colors[from] != EMPTY || kinds[from] == PieceKind::ColorBomb;
+            if holes[from] || !is_tile {
+                continue;
+            }
+            target -= 1;
+            while holes[target * width + col] {
+                target -= 1;
+            }
+            if target != row {
+                let to = target * width + col;
                 colors[to] = colors[from];
                 kinds[to] = kinds[from];
                 colors[from] = EMPTY;
                 kinds[from] = PieceKind::Normal;
                 falls.push(Fall {
-                    from: Position::new((from / width) as u32, col as u32),
-                    to: Position::new((to / width) as u32, col as u32),
+                    from: Position::new(row as u32, col as u32),
+                    to: Position::new(target as u32, col as u32),
                 });
             }
         }

@@ -1,0 +1,86 @@
+//! Bit masks of a level board (docs/rules.md section 6), one `u64` per row as in
+//! [`crate::engine::bitboard`]: which cells hold a tile, a special, a colour bomb. With the
+//! colour planes of the board's colours (holes, empty cells and bombs carry no colour bit, so
+//! every line breaks at them), they give the valid swaps of a whole row in a few word
+//! operations.
+
+use super::{LevelBoard, PieceKind};
+use crate::engine::bitboard::{CellSet, ColorPlanes};
+
+/// The tile, special and bomb cells of a level board, as row masks (bit `c` of row `r` is cell
+/// `(r, c)`).
+#[derive(Clone, Copy)]
+pub(super) struct KindMasks {
+    /// Cells holding a tile: a colour, or a colour bomb.
+    pub(super) tiles: CellSet,
+    /// Cells holding a special (any kind but NORMAL).
+    pub(super) specials: CellSet,
+    /// Cells holding a colour bomb.
+    pub(super) bombs: CellSet,
+}
+
+impl KindMasks {
+    /// The masks of `level`.
+    pub(super) fn of(level: &LevelBoard) -> Self {
+        let width = level.width();
+        let mut masks = Self {
+            tiles: CellSet::new(),
+            specials: CellSet::new(),
+            bombs: CellSet::new(),
+        };
+        let colors = level.board().cells().chunks_exact(width);
+        let kinds = level.kinds().chunks_exact(width);
+        for (row, (colors, kinds)) in colors.zip(kinds).enumerate() {
+            let (mut tiles, mut specials, mut bombs) = (0u64, 0u64, 0u64);
+            for (col, (&color, &kind)) in colors.iter().zip(kinds).enumerate() {
+                let bit = 1u64 << col;
+                if kind.is_special() {
+                    specials |= bit;
+                    if kind == PieceKind::ColorBomb {
+                        bombs |= bit;
+                    }
+                }
+                if color != 0 || kind == PieceKind::ColorBomb {
+                    tiles |= bit;
+                }
+            }
+            masks.tiles.set_row(row, tiles);
+            masks.specials.set_row(row, specials);
+            masks.bombs.set_row(row, bombs);
+        }
+        masks
+    }
+}
+
+/// The valid swaps of row `row` of a stable level board (`height` rows) whose colours are
+/// `planes` and kinds `masks`, as two masks: bit `c` of the first is the swap
+/// `(row, c)-(row, c + 1)`, bit `c` of the second `(row, c)-(row + 1, c)`.
+///
+/// A swap of two tiles is valid when it is a combination (either tile a bomb, or both
+/// specials) or when it makes a run: the plain patterns of [`ColorPlanes::swap_masks`] on the
+/// colours, where holes and bombs carry no colour and so break every line. A swap touching a
+/// hole or an empty cell is never valid.
+#[inline]
+pub(super) fn level_swap_masks(
+    planes: &ColorPlanes,
+    masks: &KindMasks,
+    row: usize,
+    height: usize,
+) -> (u64, u64) {
+    let (matching_right, matching_down) = planes.swap_masks(row);
+    let below = |set: &CellSet| {
+        if row + 1 < height {
+            set.row(row + 1)
+        } else {
+            0
+        }
+    };
+    let (tiles, tiles_below) = (masks.tiles.row(row), below(&masks.tiles));
+    let (specials, specials_below) = (masks.specials.row(row), below(&masks.specials));
+    let (bombs, bombs_below) = (masks.bombs.row(row), below(&masks.bombs));
+    let combination_right = bombs | (bombs >> 1) | (specials & (specials >> 1));
+    let combination_down = bombs | bombs_below | (specials & specials_below);
+    let right = (matching_right | combination_right) & tiles & (tiles >> 1);
+    let down = (matching_down | combination_down) & tiles & tiles_below;
+    (right, down)
+}
