@@ -155,6 +155,25 @@ impl ColorPlanes {
         }
     }
 
+    /// [`ColorPlanes::rebuild`] cell by cell: one bit set per non-empty cell, reusing the
+    /// storage. Cheaper than the row-at-once comparisons when rows are short and colours many,
+    /// as on the level boards' 9x9 turns.
+    pub(crate) fn rebuild_by_cells(&mut self, cells: &[u8], width: usize) {
+        debug_assert_eq!(cells.len(), width * self.height);
+        let colors = usize::from(cells.iter().copied().max().unwrap_or(EMPTY));
+        let stride = self.stride;
+        self.colors = colors;
+        self.words.clear();
+        self.words.resize(colors * stride, 0);
+        for (row, line) in cells.chunks_exact(width).enumerate() {
+            for (col, &cell) in line.iter().enumerate() {
+                if cell != EMPTY {
+                    self.words[(usize::from(cell) - 1) * stride + PAD_ABOVE + row] |= 1 << col;
+                }
+            }
+        }
+    }
+
     /// The planes of a board.
     pub(crate) fn of(board: &Board) -> Self {
         Self::new(board.cells(), board.width(), board.height())

@@ -20,33 +20,28 @@ pub(super) struct KindMasks {
 }
 
 impl KindMasks {
-    /// The masks of `level`.
-    pub(super) fn of(level: &LevelBoard) -> Self {
-        let width = level.width();
+    /// The masks of `level`, whose colour planes are `planes`.
+    pub(super) fn of(level: &LevelBoard, planes: &ColorPlanes) -> Self {
+        let (width, height) = (level.width(), level.height());
         let mut masks = Self {
             tiles: CellSet::new(),
             specials: CellSet::new(),
             bombs: CellSet::new(),
         };
-        let colors = level.board().cells().chunks_exact(width);
-        let kinds = level.kinds().chunks_exact(width);
-        for (row, (colors, kinds)) in colors.zip(kinds).enumerate() {
-            let (mut tiles, mut specials, mut bombs) = (0u64, 0u64, 0u64);
-            for (col, (&color, &kind)) in colors.iter().zip(kinds).enumerate() {
-                let bit = 1u64 << col;
-                if kind.is_special() {
-                    specials |= bit;
-                    if kind == PieceKind::ColorBomb {
-                        bombs |= bit;
-                    }
-                }
-                if color != 0 || kind == PieceKind::ColorBomb {
-                    tiles |= bit;
+        // Specials are few: one test per cell, work only for the specials.
+        for (index, &kind) in level.kinds().iter().enumerate() {
+            if kind != PieceKind::Normal {
+                let (row, bit) = (index / width, 1u64 << (index % width));
+                masks.specials.set_row(row, masks.specials.row(row) | bit);
+                if kind == PieceKind::ColorBomb {
+                    masks.bombs.set_row(row, masks.bombs.row(row) | bit);
                 }
             }
-            masks.tiles.set_row(row, tiles);
-            masks.specials.set_row(row, specials);
-            masks.bombs.set_row(row, bombs);
+        }
+        for row in 0..height {
+            let colored =
+                (1..=planes.colors()).fold(0, |tiles, color| tiles | planes.row_of(color, row));
+            masks.tiles.set_row(row, colored | masks.bombs.row(row));
         }
         masks
     }

@@ -10,6 +10,7 @@ use super::arrange::shuffle_level;
 use super::bits::KindMasks;
 use super::rules::{
     Combination, count_valid_swaps_on, exchange, judge_level_swap, level_gravity, level_refill,
+    refill_cells, settle_columns,
 };
 use super::{LevelBoard, PieceKind, Special, StableLevel};
 use crate::engine::bitboard::{BitIter, CellSet, ColorPlanes};
@@ -237,6 +238,8 @@ struct Scratch {
     planes: ColorPlanes,
     /// Specials waiting to fire in the current step, with the kind each fires as.
     queue: Vec<(usize, PieceKind)>,
+    /// The falls of the current step, before they are copied into it.
+    falls: Vec<Fall>,
 }
 
 impl Scratch {
@@ -244,6 +247,7 @@ impl Scratch {
         Self {
             planes: ColorPlanes::of(board.board()),
             queue: Vec::new(),
+            falls: Vec::new(),
         }
     }
 }
@@ -265,7 +269,9 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     loop {
         let this_trigger = trigger.take();
         let combination = this_trigger.and_then(|t| t.combination.map(|c| (t, c)));
-        scratch.planes.rebuild(board.board().cells(), board.width());
+        scratch
+            .planes
+            .rebuild_by_cells(board.board().cells(), board.width());
         let groups = if combination.is_some() {
             Vec::new()
         } else {
@@ -284,9 +290,10 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         let cleared = clear_step(board, scratch, &groups, this_trigger, combination);
         let score = 10 * u64::from(index) * cleared.count as u64;
         total_score += score;
-        let falls = level_gravity(board);
+        let empty = settle_columns(board, cleared.columns, &mut scratch.falls);
+        let falls = scratch.falls.clone();
         let spawns = match options.refill {
-            Refill::Random { colors } => level_refill(board, colors, rng),
+            Refill::Random { colors } => refill_cells(board, &empty, colors, rng),
             Refill::None => Vec::new(),
         };
         let step = LevelStep {
@@ -309,6 +316,8 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
 /// What the clearing part of a step did.
 struct Cleared {
     count: usize,
+    /// The columns holding a cleared cell (bit `c` is column `c`).
+    columns: u64,
     fired: Vec<Special>,
     created: Vec<Special>,
     effect_cleared: Vec<Position>,
@@ -402,7 +411,7 @@ fn clear_step(
 ) -> Cleared {
     let (width, height) = (board.width(), board.height());
     let planes = &scratch.planes;
-    let masks = KindMasks::of(board);
+    let masks = KindMasks::of(board, planes);
     let tiles = &masks.tiles;
     let mut cleared = CellSet::new();
     // Cells whose special has been queued (or, for a combination's two tiles, consumed).
@@ -556,8 +565,10 @@ fn clear_step(
         colors[i] = special.color;
         kinds[i] = special.kind;
     }
+    let columns = (0..height).fold(0, |columns, row| columns | cleared.row(row));
     Cleared {
         count,
+        columns,
         fired,
         created,
         effect_cleared,

@@ -5,7 +5,7 @@ use rand::Rng;
 
 use super::bits::{KindMasks, level_swap_masks};
 use super::{LevelBoard, PieceKind, StableLevel};
-use crate::engine::bitboard::{BitIter, ColorPlanes};
+use crate::engine::bitboard::{BitIter, CellSet, ColorPlanes};
 use crate::engine::board::{EMPTY, Position};
 use crate::engine::gravity::{Fall, Spawn};
 use crate::engine::moves::{Swap, SwapVerdict, swap_makes_match};
@@ -97,7 +97,7 @@ pub fn count_level_valid_swaps(level: &StableLevel) -> usize {
 /// Number of valid swaps of `level`, a run-free board whose colour planes are `planes` (the
 /// same count as [`valid_swaps_of`] lists).
 pub(super) fn count_valid_swaps_on(level: &LevelBoard, planes: &ColorPlanes) -> usize {
-    let masks = KindMasks::of(level);
+    let masks = KindMasks::of(level, planes);
     let height = level.height();
     (0..height)
         .map(|row| {
@@ -110,7 +110,7 @@ pub(super) fn count_valid_swaps_on(level: &LevelBoard, planes: &ColorPlanes) -> 
 /// Up to `limit` valid swaps of `level` (a run-free board), in [`level_valid_swaps`] order.
 pub(super) fn valid_swaps_of(level: &LevelBoard, limit: usize) -> Vec<(Swap, Option<Combination>)> {
     let planes = ColorPlanes::of(level.board());
-    let masks = KindMasks::of(level);
+    let masks = KindMasks::of(level, &planes);
     let (width, height) = (level.width(), level.height());
     let mut swaps = Vec::new();
     for row in 0..height {
@@ -146,12 +146,28 @@ pub(super) fn exchange(level: &mut LevelBoard, a: usize, b: usize) {
 /// tiles move to the lowest slots keeping their order. Returns the falls ordered by `from` in
 /// row-major order.
 pub(super) fn level_gravity(level: &mut LevelBoard) -> Vec<Fall> {
-    let (width, height) = (level.width(), level.height());
     let mut falls = Vec::new();
+    settle_columns(level, u64::MAX, &mut falls);
+    falls
+}
+
+/// [`level_gravity`] on the columns of `columns` only (bit `c` is column `c`; every other
+/// column must already be settled): replaces the contents of `falls` with the tiles that
+/// moved, ordered by `from` in row-major order, and returns the empty non-hole cells of those
+/// columns afterwards (the cells refill fills).
+pub(super) fn settle_columns(
+    level: &mut LevelBoard,
+    columns: u64,
+    falls: &mut Vec<Fall>,
+) -> CellSet {
+    let (width, height) = (level.width(), level.height());
+    falls.clear();
+    let mut empty = CellSet::new();
     let (colors, kinds, holes) = level.parts_mut();
-    for col in 0..width {
-        // The slot the next tile (going up) lands in is the lowest free non-hole cell at or
-        // above `target - 1`: never above the tile, so nothing is overwritten.
+    for col in BitIter(columns & (u64::MAX >> (64 - width))) {
+        let col = col as usize;
+        // The next tile up lands in the lowest free slot at or above row `target - 1`: never
+        // above the tile, so nothing is overwritten.
         let mut target = height;
         for row in (0..height).rev() {
             let from = row * width + col;
@@ -175,9 +191,15 @@ pub(super) fn level_gravity(level: &mut LevelBoard) -> Vec<Fall> {
                 });
             }
         }
+        // Every slot above the last one filled is now empty.
+        for row in 0..target {
+            if !holes[row * width + col] {
+                empty.set_row(row, empty.row(row) | 1 << col);
+            }
+        }
     }
     falls.sort_unstable_by_key(|fall| (fall.from.row, fall.from.col));
-    falls
+    empty
 }
 
 /// Fills every empty non-hole cell, in row-major order, with a NORMAL tile of a colour drawn
@@ -188,19 +210,31 @@ pub(super) fn level_refill<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> Vec<Spawn> {
     let width = level.width();
-    let mut spawns = Vec::new();
-    for index in 0..level.len() {
-        if level.is_hole(index) || level.is_tile(index) {
-            continue;
-        }
+    let mut empty = CellSet::new();
+    for index in (0..level.len()).filter(|&i| !level.is_hole(i) && !level.is_tile(i)) {
+        let row = index / width;
+        empty.set_row(row, empty.row(row) | 1 << (index % width));
+    }
+    refill_cells(level, &empty, colors, rng)
+}
+
+/// Fills the cells of `empty` (empty non-hole cells of `level`), in row-major order, with a
+/// NORMAL tile of a colour drawn uniformly from `1..=colors`.
+pub(super) fn refill_cells<R: Rng + ?Sized>(
+    level: &mut LevelBoard,
+    empty: &CellSet,
+    colors: u8,
+    rng: &mut R,
+) -> Vec<Spawn> {
+    let (width, height) = (level.width(), level.height());
+    let mut spawns = Vec::with_capacity(empty.len_within(height));
+    let (cells, kinds, _) = level.parts_mut();
+    for position in empty.positions(height) {
+        let index = position.row as usize * width + position.col as usize;
         let color = rng.random_range(1..=colors);
-        let (cells, kinds, _) = level.parts_mut();
         cells[index] = color;
         kinds[index] = PieceKind::Normal;
-        spawns.push(Spawn {
-            position: Position::new((index / width) as u32, (index % width) as u32),
-            color,
-        });
+        spawns.push(Spawn { position, color });
     }
     spawns
 }
