@@ -23,6 +23,12 @@ impl CellSet {
         self.rows[row]
     }
 
+    /// Every row mask (all 64; rows past the board's height are 0).
+    #[inline]
+    pub(crate) fn rows(&self) -> &[u64] {
+        &self.rows
+    }
+
     #[inline]
     pub(crate) fn set_row(&mut self, row: usize, mask: u64) {
         self.rows[row] = mask;
@@ -172,6 +178,31 @@ impl ColorPlanes {
                 }
             }
         }
+    }
+
+    /// The planes of a board, built by [`ColorPlanes::rebuild_by_cells`].
+    pub(crate) fn of_by_cells(board: &Board) -> Self {
+        let mut planes = Self {
+            width: board.width(),
+            height: board.height(),
+            colors: 0,
+            stride: PAD_ABOVE + board.height() + PAD_BELOW,
+            words: Vec::new(),
+        };
+        planes.rebuild_by_cells(board.cells(), board.width());
+        planes
+    }
+
+    /// The cells holding any colour, row by row.
+    pub(crate) fn occupied(&self) -> CellSet {
+        let mut set = CellSet::new();
+        for color in 1..=self.colors {
+            let plane = &self.plane(color)[PAD_ABOVE..PAD_ABOVE + self.height];
+            for (out, &line) in set.rows.iter_mut().zip(plane) {
+                *out |= line;
+            }
+        }
+        set
     }
 
     /// The planes of a board.
@@ -382,6 +413,44 @@ impl ColorPlanes {
             .sum()
     }
 
+    /// The valid swaps of a whole (run-free) board at once, as the masks of
+    /// [`ColorPlanes::swap_masks`] packed like [`ColorPlanes::count_valid_swaps_packed`]
+    /// packs the board (row `r`, column `c` is bit `r * (width + 1) + c`; bits naming no swap
+    /// cleared), or `None` when the board does not fit that packing.
+    pub(crate) fn packed_swap_masks(&self) -> Option<(u128, u128)> {
+        let (width, height) = (self.width, self.height);
+        let stride = width + 1;
+        if stride * height > 128 || 3 * stride >= 128 {
+            return None;
+        }
+        let row_cells = (1u128 << width) - 1;
+        let (mut right_origins, mut down_origins) = (0u128, 0u128);
+        for row in 0..height {
+            right_origins |= (row_cells >> 1) << (row * stride);
+            if row + 1 < height {
+                down_origins |= row_cells << (row * stride);
+            }
+        }
+        let (mut right, mut down) = (0u128, 0u128);
+        for color in 1..=self.colors {
+            let plane = &self.plane(color)[PAD_ABOVE..PAD_ABOVE + height];
+            let line = pack_rows(plane, stride);
+            let (up1, up2) = (line << stride, line << (2 * stride));
+            let (down1, down2, down3) =
+                (line >> stride, line >> (2 * stride), line >> (3 * stride));
+            let across_vertical = (up1 & up2) | (down1 & down2) | (up1 & down1);
+            let across_here = across_horizontal_packed(line);
+            let across_below = across_horizontal_packed(down1);
+            let moves_right = line & (((line >> 2) & (line >> 3)) | (across_vertical >> 1));
+            let moves_left = (line >> 1) & (((line << 1) & (line << 2)) | across_vertical);
+            right |= (moves_right | moves_left) & !(line & (line >> 1));
+            let moves_down = line & (across_below | (down2 & down3));
+            let moves_up = down1 & (across_here | (up1 & up2));
+            down |= (moves_down | moves_up) & !(line & down1);
+        }
+        Some((right & right_origins, down & down_origins))
+    }
+
     /// [`ColorPlanes::count_valid_swaps`] for a board whose rows, each followed by one zero
     /// column, fit one `u128` (up to 10x10, 8x14, ...): the patterns of
     /// [`ColorPlanes::swap_masks`] on the whole board at once. Row `r`, column `c` is bit
@@ -485,6 +554,15 @@ fn byte_equality_mask(chunk: u64, color: u8) -> u64 {
 fn across_horizontal(line: u64) -> u64 {
     let (left1, left2, right1, right2) = (line << 1, line << 2, line >> 1, line >> 2);
     (left1 & left2) | (right1 & right2) | (left1 & right1)
+}
+
+/// The first `rows.len()` row masks packed into one word, row `r` at bit `r * stride` (the
+/// caller checks that they fit).
+#[inline]
+pub(crate) fn pack_rows(rows: &[u64], stride: usize) -> u128 {
+    rows.iter().enumerate().fold(0u128, |packed, (row, &mask)| {
+        packed | u128::from(mask) << (row * stride)
+    })
 }
 
 /// [`across_horizontal`] on a packed board (see [`ColorPlanes::count_valid_swaps_packed`]).

@@ -5,7 +5,7 @@
 //! operations.
 
 use super::{LevelBoard, PieceKind};
-use crate::engine::bitboard::{CellSet, ColorPlanes};
+use crate::engine::bitboard::{CellSet, ColorPlanes, pack_rows};
 
 /// The tile, special and bomb cells of a level board, as row masks (bit `c` of row `r` is cell
 /// `(r, c)`).
@@ -38,10 +38,11 @@ impl KindMasks {
                 }
             }
         }
+        masks.tiles = planes.occupied();
         for row in 0..height {
-            let colored =
-                (1..=planes.colors()).fold(0, |tiles, color| tiles | planes.row_of(color, row));
-            masks.tiles.set_row(row, colored | masks.bombs.row(row));
+            masks
+                .tiles
+                .set_row(row, masks.tiles.row(row) | masks.bombs.row(row));
         }
         masks
     }
@@ -78,4 +79,27 @@ pub(super) fn level_swap_masks(
     let right = (matching_right | combination_right) & tiles & (tiles >> 1);
     let down = (matching_down | combination_down) & tiles & tiles_below;
     (right, down)
+}
+
+/// The number of valid swaps of a stable level board (colours `planes`, kinds `masks`) when
+/// it fits one packed word (see [`ColorPlanes::packed_swap_masks`]): the masks of
+/// [`level_swap_masks`] for the whole board at once. `None` when it does not fit.
+pub(super) fn packed_valid_swap_count(
+    planes: &ColorPlanes,
+    masks: &KindMasks,
+    (width, height): (usize, usize),
+) -> Option<usize> {
+    let (matching_right, matching_down) = planes.packed_swap_masks()?;
+    let stride = width + 1;
+    let pack = |set: &CellSet| pack_rows(&set.rows()[..height], stride);
+    let (tiles, specials, bombs) = (
+        pack(&masks.tiles),
+        pack(&masks.specials),
+        pack(&masks.bombs),
+    );
+    let combination_right = bombs | (bombs >> 1) | (specials & (specials >> 1));
+    let combination_down = bombs | (bombs >> stride) | (specials & (specials >> stride));
+    let right = (matching_right | combination_right) & tiles & (tiles >> 1);
+    let down = (matching_down | combination_down) & tiles & (tiles >> stride);
+    Some((right.count_ones() + down.count_ones()) as usize)
 }

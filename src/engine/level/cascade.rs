@@ -232,7 +232,7 @@ pub fn resolve_level_board_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
 }
 
 /// Buffers a cascade reuses from step to step: the colour planes of the board at the start of
-/// the step, and the firing queue.
+/// the step (updated column by column after each step), the firing queue and the falls.
 struct Scratch {
     /// Colour planes of the board being resolved, rebuilt at the start of every step.
     planes: ColorPlanes,
@@ -245,7 +245,7 @@ struct Scratch {
 impl Scratch {
     fn new(board: &LevelBoard) -> Self {
         Self {
-            planes: ColorPlanes::of(board.board()),
+            planes: ColorPlanes::of_by_cells(board.board()),
             queue: Vec::new(),
             falls: Vec::new(),
         }
@@ -269,9 +269,6 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     loop {
         let this_trigger = trigger.take();
         let combination = this_trigger.and_then(|t| t.combination.map(|c| (t, c)));
-        scratch
-            .planes
-            .rebuild_by_cells(board.board().cells(), board.width());
         let groups = if combination.is_some() {
             Vec::new()
         } else {
@@ -296,6 +293,12 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
             Refill::Random { colors } => refill_cells(board, &empty, colors, rng),
             Refill::None => Vec::new(),
         };
+        // Only the cleared columns changed (clearing, creation, gravity and refill).
+        let (cells, width) = (board.board().cells(), board.width());
+        let height = board.height();
+        scratch
+            .planes
+            .update_columns(cells, width, cleared.columns, height);
         let step = LevelStep {
             index,
             groups,

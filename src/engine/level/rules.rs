@@ -3,7 +3,7 @@
 
 use rand::Rng;
 
-use super::bits::{KindMasks, level_swap_masks};
+use super::bits::{KindMasks, level_swap_masks, packed_valid_swap_count};
 use super::{LevelBoard, PieceKind, StableLevel};
 use crate::engine::bitboard::{BitIter, CellSet, ColorPlanes};
 use crate::engine::board::{EMPTY, Position};
@@ -98,7 +98,10 @@ pub fn count_level_valid_swaps(level: &StableLevel) -> usize {
 /// same count as [`valid_swaps_of`] lists).
 pub(super) fn count_valid_swaps_on(level: &LevelBoard, planes: &ColorPlanes) -> usize {
     let masks = KindMasks::of(level, planes);
-    let height = level.height();
+    let (width, height) = (level.width(), level.height());
+    if let Some(count) = packed_valid_swap_count(planes, &masks, (width, height)) {
+        return count;
+    }
     (0..height)
         .map(|row| {
             let (right, down) = level_swap_masks(planes, &masks, row, height);
