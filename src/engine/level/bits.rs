@@ -9,7 +9,7 @@ use crate::engine::bitboard::{CellSet, ColorPlanes, pack_rows};
 
 /// The tile, special and bomb cells of a level board, as row masks (bit `c` of row `r` is cell
 /// `(r, c)`).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) struct KindMasks {
     /// Cells holding a tile: a colour, or a colour bomb.
     pub(super) tiles: CellSet,
@@ -45,6 +45,44 @@ impl KindMasks {
                 .set_row(row, masks.tiles.row(row) | masks.bombs.row(row));
         }
         masks
+    }
+
+    /// Empties the cells of `cells` (row masks, `height` rows).
+    pub(super) fn remove(&mut self, cells: &CellSet, height: usize) {
+        for set in [&mut self.tiles, &mut self.specials, &mut self.bombs] {
+            for row in 0..height {
+                set.set_row(row, set.row(row) & !cells.row(row));
+            }
+        }
+    }
+
+    /// Puts a tile of `kind` on the empty cell `(row, col)`.
+    pub(super) fn place(&mut self, row: usize, col: u32, kind: PieceKind) {
+        let bit = 1u64 << col;
+        self.tiles.set_row(row, self.tiles.row(row) | bit);
+        if kind.is_special() {
+            self.specials.set_row(row, self.specials.row(row) | bit);
+        }
+        if kind == PieceKind::ColorBomb {
+            self.bombs.set_row(row, self.bombs.row(row) | bit);
+        }
+    }
+
+    /// Moves the tile of cell `(from, col)` down to the empty cell `(to, col)`.
+    pub(super) fn fall(&mut self, from: usize, to: usize, col: usize) {
+        for set in [&mut self.tiles, &mut self.specials, &mut self.bombs] {
+            let bit = set.row(from) >> col & 1;
+            set.set_row(from, set.row(from) & !(1 << col));
+            set.set_row(to, set.row(to) | bit << col);
+        }
+    }
+
+    /// Puts NORMAL tiles on the empty cells of `cells` (`height` rows).
+    pub(super) fn fill(&mut self, cells: &CellSet, height: usize) {
+        for row in 0..height {
+            self.tiles
+                .set_row(row, self.tiles.row(row) | cells.row(row));
+        }
     }
 }
 

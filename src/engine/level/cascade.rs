@@ -9,8 +9,8 @@ use rand::Rng;
 use super::arrange::shuffle_level;
 use super::bits::KindMasks;
 use super::rules::{
-    Combination, count_valid_swaps_on, exchange, judge_level_swap, level_gravity, level_refill,
-    refill_cells, settle_columns,
+    Combination, count_valid_swaps_on, count_valid_swaps_with, exchange, judge_level_swap,
+    level_gravity, level_refill, refill_cells, settle_cleared,
 };
 use super::{LevelBoard, PieceKind, Special, StableLevel};
 use crate::engine::bitboard::{BitIter, CellSet, ColorPlanes};
@@ -153,7 +153,9 @@ pub fn resolve_level_swap_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     let (a, b) = indices(&board, swap);
     exchange(&mut board, a, b);
     let trigger = Trigger { a, b, combination };
-    let mut scratch = Scratch::new(&board);
+    // The board was stable: every run now holds `a` or `b`.
+    let rows = swap.a.row.max(swap.b.row) as usize + 1;
+    let mut scratch = Scratch::new(&board, rows);
     let total_score = cascade(
         &mut board,
         Some(trigger),
@@ -163,7 +165,7 @@ pub fn resolve_level_swap_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         options,
         rng,
     )?;
-    Ok(finish(board, &scratch.planes, total_score, options, rng))
+    Ok(finish(board, &scratch, total_score, options, rng))
 }
 
 /// Resolves a level board as given: settles empty non-hole cells first (a step with no groups
@@ -218,7 +220,8 @@ pub fn resolve_level_board_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
             }
         }
     }
-    let mut scratch = Scratch::new(&board);
+    let height = board.height();
+    let mut scratch = Scratch::new(&board, height);
     let total_score = cascade(
         &mut board,
         None,
@@ -228,26 +231,35 @@ pub fn resolve_level_board_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         options,
         rng,
     )?;
-    Ok(finish(board, &scratch.planes, total_score, options, rng))
+    Ok(finish(board, &scratch, total_score, options, rng))
 }
 
-/// Buffers a cascade reuses from step to step: the colour planes of the board at the start of
-/// the step (updated column by column after each step), the firing queue and the falls.
+/// What a cascade keeps from step to step: the colour planes and kind masks of the board at
+/// the start of the step (updated after each step where it changed), and reused buffers.
 struct Scratch {
-    /// Colour planes of the board being resolved, rebuilt at the start of every step.
+    /// Colour planes of the board being resolved.
     planes: ColorPlanes,
+    /// Tile, special and bomb masks of the board being resolved.
+    masks: KindMasks,
+    /// Every run of the board starts in one of its first `rows` rows (runs can only appear
+    /// where cells changed).
+    rows: usize,
     /// Specials waiting to fire in the current step, with the kind each fires as.
     queue: Vec<(usize, PieceKind)>,
-    /// The falls of the current step, before they are copied into it.
-    falls: Vec<Fall>,
+    /// Where each fallen tile landed (see [`settle_cleared`]).
+    moved_to: Vec<u8>,
 }
 
 impl Scratch {
-    fn new(board: &LevelBoard) -> Self {
+    /// The scratch for `board`, whose runs all start in its first `rows` rows.
+    fn new(board: &LevelBoard, rows: usize) -> Self {
+        let planes = ColorPlanes::of_by_cells(board.board());
         Self {
-            planes: ColorPlanes::of_by_cells(board.board()),
+            masks: KindMasks::of(board, &planes),
+            planes,
+            rows,
             queue: Vec::new(),
-            falls: Vec::new(),
+            moved_to: Vec::new(),
         }
     }
 }
@@ -272,7 +284,8 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         let groups = if combination.is_some() {
             Vec::new()
         } else {
-            let matched = scratch.planes.matched();
+            let matched = scratch.planes.matched_from_rows(scratch.rows);
+            debug_assert!(matched == scratch.planes.matched());
             groups_of(&scratch.planes, &matched)
         };
         if groups.is_empty() && combination.is_none() {
@@ -287,18 +300,28 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         let cleared = clear_step(board, scratch, &groups, this_trigger, combination);
         let score = 10 * u64::from(index) * cleared.count as u64;
         total_score += score;
-        let empty = settle_columns(board, cleared.columns, &mut scratch.falls);
-        let falls = scratch.falls.clone();
+        let (falls, empty) = settle_cleared(
+            board,
+            &cleared.cells,
+            &mut scratch.moved_to,
+            Some(&mut scratch.masks),
+        );
         let spawns = match options.refill {
-            Refill::Random { colors } => refill_cells(board, &empty, colors, rng),
+            Refill::Random { colors } => {
+                scratch.masks.fill(&empty, board.height());
+                refill_cells(board, &empty, colors, rng)
+            }
             Refill::None => Vec::new(),
         };
         // Only the cleared columns changed (clearing, creation, gravity and refill).
         let (cells, width) = (board.board().cells(), board.width());
-        let height = board.height();
         scratch
             .planes
-            .update_columns(cells, width, cleared.columns, height);
+            .update_columns(cells, width, cleared.columns, cleared.rows);
+        // New runs hold a changed cell: they start no lower than the lowest cleared row.
+        scratch.rows = cleared.rows;
+        debug_assert!(scratch.planes.describes(board.board()));
+        debug_assert!(scratch.masks == KindMasks::of(board, &scratch.planes));
         let step = LevelStep {
             index,
             groups,
@@ -319,8 +342,12 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
 /// What the clearing part of a step did.
 struct Cleared {
     count: usize,
+    /// The cells cleared.
+    cells: CellSet,
     /// The columns holding a cleared cell (bit `c` is column `c`).
     columns: u64,
+    /// One past the lowest row holding a cleared cell.
+    rows: usize,
     fired: Vec<Special>,
     created: Vec<Special>,
     effect_cleared: Vec<Position>,
@@ -414,7 +441,7 @@ fn clear_step(
 ) -> Cleared {
     let (width, height) = (board.width(), board.height());
     let planes = &scratch.planes;
-    let masks = KindMasks::of(board, planes);
+    let masks = &scratch.masks;
     let tiles = &masks.tiles;
     let mut cleared = CellSet::new();
     // Cells whose special has been queued (or, for a combination's two tiles, consumed).
@@ -555,6 +582,8 @@ fn clear_step(
         .filter_map(|group| creation(planes, height, group, width, trigger))
         .collect();
     created.sort_unstable_by_key(|special| special.position);
+    let masks = &mut scratch.masks;
+    masks.remove(&cleared, height);
     let (colors, kinds, _) = board.parts_mut();
     for row in 0..height {
         for col in BitIter(cleared.row(row)) {
@@ -567,11 +596,22 @@ fn clear_step(
         let i = special.position.row as usize * width + special.position.col as usize;
         colors[i] = special.color;
         kinds[i] = special.kind;
+        masks.place(
+            special.position.row as usize,
+            special.position.col,
+            special.kind,
+        );
     }
     let columns = (0..height).fold(0, |columns, row| columns | cleared.row(row));
+    let rows = (0..height)
+        .rev()
+        .find(|&row| cleared.row(row) != 0)
+        .map_or(0, |row| row + 1);
     Cleared {
         count,
+        cells: cleared,
         columns,
+        rows,
         fired,
         created,
         effect_cleared,
@@ -686,11 +726,11 @@ fn creation(
     })
 }
 
-/// Judges the run-free final board (whose colour planes are `planes`): stable, dead, valid
-/// swaps; shuffles a dead board under RANDOM refill with `auto_shuffle`.
+/// Judges the run-free final board (whose colour planes and kind masks are in `scratch`):
+/// stable, dead, valid swaps; shuffles a dead board under RANDOM refill with `auto_shuffle`.
 fn finish<R: Rng + ?Sized>(
     board: LevelBoard,
-    planes: &ColorPlanes,
+    scratch: &Scratch,
     total_score: u64,
     options: CascadeOptions,
     rng: &mut R,
@@ -707,7 +747,8 @@ fn finish<R: Rng + ?Sized>(
     if !outcome.stable {
         return outcome;
     }
-    outcome.valid_swap_count = count_valid_swaps_on(&outcome.board, planes);
+    outcome.valid_swap_count =
+        count_valid_swaps_with(&outcome.board, &scratch.planes, &scratch.masks);
     outcome.dead = outcome.valid_swap_count == 0;
     let may_shuffle = matches!(options.refill, Refill::Random { .. }) && options.auto_shuffle;
     // No playable permutation is not an error here: the move itself was legal.

@@ -97,14 +97,23 @@ pub fn count_level_valid_swaps(level: &StableLevel) -> usize {
 /// Number of valid swaps of `level`, a run-free board whose colour planes are `planes` (the
 /// same count as [`valid_swaps_of`] lists).
 pub(super) fn count_valid_swaps_on(level: &LevelBoard, planes: &ColorPlanes) -> usize {
-    let masks = KindMasks::of(level, planes);
+    count_valid_swaps_with(level, planes, &KindMasks::of(level, planes))
+}
+
+/// [`count_valid_swaps_on`] with the board's kind masks already at hand.
+pub(super) fn count_valid_swaps_with(
+    level: &LevelBoard,
+    planes: &ColorPlanes,
+    masks: &KindMasks,
+) -> usize {
+    debug_assert!(*masks == KindMasks::of(level, planes));
     let (width, height) = (level.width(), level.height());
-    if let Some(count) = packed_valid_swap_count(planes, &masks, (width, height)) {
+    if let Some(count) = packed_valid_swap_count(planes, masks, (width, height)) {
         return count;
     }
     (0..height)
         .map(|row| {
-            let (right, down) = level_swap_masks(planes, &masks, row, height);
+            let (right, down) = level_swap_masks(planes, masks, row, height);
             (right.count_ones() + down.count_ones()) as usize
         })
         .sum()
@@ -149,30 +158,53 @@ pub(super) fn exchange(level: &mut LevelBoard, a: usize, b: usize) {
 /// tiles move to the lowest slots keeping their order. Returns the falls ordered by `from` in
 /// row-major order.
 pub(super) fn level_gravity(level: &mut LevelBoard) -> Vec<Fall> {
-    let mut falls = Vec::new();
-    settle_columns(level, u64::MAX, &mut falls);
-    falls
+    let mut everywhere = CellSet::new();
+    for row in 0..level.height() {
+        everywhere.set_row(row, u64::MAX);
+    }
+    settle_cleared(level, &everywhere, &mut Vec::new(), None).0
 }
 
-/// [`level_gravity`] on the columns of `columns` only (bit `c` is column `c`; every other
-/// column must already be settled): replaces the contents of `falls` with the tiles that
-/// moved, ordered by `from` in row-major order, and returns the empty non-hole cells of those
-/// columns afterwards (the cells refill fills).
-pub(super) fn settle_columns(
+/// [`level_gravity`] after the cells of `cleared` were emptied, on a board that was settled
+/// before (every non-hole cell below a column's lowest cleared cell holds a tile, so only the
+/// rows above it move). Returns the falls, ordered by `from` in row-major order, and the empty
+/// non-hole cells of the cleared columns afterwards (the cells refill fills). `moved_to` is a
+/// buffer the caller may reuse between calls; `masks`, when given, are the board's kind masks,
+/// kept up to date.
+pub(super) fn settle_cleared(
     level: &mut LevelBoard,
-    columns: u64,
-    falls: &mut Vec<Fall>,
-) -> CellSet {
+    cleared: &CellSet,
+    moved_to: &mut Vec<u8>,
+    mut masks: Option<&mut KindMasks>,
+) -> (Vec<Fall>, CellSet) {
     let (width, height) = (level.width(), level.height());
-    falls.clear();
+    let columns = (0..height).fold(0, |columns, row| columns | cleared.row(row));
+    let columns = columns & (u64::MAX >> (64 - width));
+    // The lowest cleared row of each cleared column.
+    let mut lowest = [0usize; 64];
+    let mut pending = columns;
+    for row in (0..height).rev() {
+        let hit = cleared.row(row) & pending;
+        for col in BitIter(hit) {
+            lowest[col as usize] = row;
+        }
+        pending &= !hit;
+        if pending == 0 {
+            break;
+        }
+    }
+    // The cells whose tile moved, and (by cell index, read only for those) the row each
+    // moved to.
+    let mut moved = CellSet::new();
+    moved_to.resize(width * height, 0);
     let mut empty = CellSet::new();
     let (colors, kinds, holes) = level.parts_mut();
-    for col in BitIter(columns & (u64::MAX >> (64 - width))) {
+    for col in BitIter(columns) {
         let col = col as usize;
         // The next tile up lands in the lowest free slot at or above row `target - 1`: never
         // above the tile, so nothing is overwritten.
-        let mut target = height;
-        for row in (0..height).rev() {
+        let mut target = lowest[col] + 1;
+        for row in (0..=lowest[col]).rev() {
             let from = row * width + col;
             let is_tile = colors[from] != EMPTY || kinds[from] == PieceKind::ColorBomb;
             if holes[from] || !is_tile {
@@ -188,10 +220,11 @@ pub(super) fn settle_columns(
                 kinds[to] = kinds[from];
                 colors[from] = EMPTY;
                 kinds[from] = PieceKind::Normal;
-                falls.push(Fall {
-                    from: Position::new(row as u32, col as u32),
-                    to: Position::new(target as u32, col as u32),
-                });
+                moved.set_row(row, moved.row(row) | 1 << col);
+                moved_to[from] = target as u8;
+                if let Some(masks) = masks.as_deref_mut() {
+                    masks.fall(row, target, col);
+                }
             }
         }
         // Every slot above the last one filled is now empty.
@@ -201,8 +234,15 @@ pub(super) fn settle_columns(
             }
         }
     }
-    falls.sort_unstable_by_key(|fall| (fall.from.row, fall.from.col));
-    empty
+    let mut falls = Vec::with_capacity(moved.len_within(height));
+    falls.extend(moved.positions(height).map(|from| Fall {
+        from,
+        to: Position::new(
+            u32::from(moved_to[from.row as usize * width + from.col as usize]),
+            from.col,
+        ),
+    }));
+    (falls, empty)
 }
 
 /// Fills every empty non-hole cell, in row-major order, with a NORMAL tile of a colour drawn
