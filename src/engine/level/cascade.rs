@@ -147,7 +147,7 @@ pub fn resolve_level_swap_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     if let Some(rejection) = verdict.rejection() {
         return Err(EngineError::IllegalSwap(rejection));
     }
-    let mut board = level.into_level();
+    let (mut board, mut planes) = level.into_parts();
     board.board().checked_index("swap.a", swap.a)?;
     board.board().checked_index("swap.b", swap.b)?;
     let (a, b) = indices(&board, swap);
@@ -155,7 +155,9 @@ pub fn resolve_level_swap_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     let trigger = Trigger { a, b, combination };
     // The board was stable: every run now holds `a` or `b`.
     let rows = swap.a.row.max(swap.b.row) as usize + 1;
-    let mut scratch = Scratch::new(&board, rows);
+    let columns = 1u64 << swap.a.col | 1u64 << swap.b.col;
+    planes.update_columns(board.board().cells(), board.width(), columns, rows);
+    let mut scratch = Scratch::new(&board, planes, rows);
     let total_score = cascade(
         &mut board,
         Some(trigger),
@@ -221,7 +223,8 @@ pub fn resolve_level_board_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         }
     }
     let height = board.height();
-    let mut scratch = Scratch::new(&board, height);
+    let planes = ColorPlanes::of_by_cells(board.board());
+    let mut scratch = Scratch::new(&board, planes, height);
     let total_score = cascade(
         &mut board,
         None,
@@ -251,9 +254,10 @@ struct Scratch {
 }
 
 impl Scratch {
-    /// The scratch for `board`, whose runs all start in its first `rows` rows.
-    fn new(board: &LevelBoard, rows: usize) -> Self {
-        let planes = ColorPlanes::of_by_cells(board.board());
+    /// The scratch for `board`, whose colour planes are `planes` and whose runs all start in
+    /// its first `rows` rows.
+    fn new(board: &LevelBoard, planes: ColorPlanes, rows: usize) -> Self {
+        debug_assert!(planes.describes(board.board()));
         Self {
             masks: KindMasks::of(board, &planes),
             planes,
