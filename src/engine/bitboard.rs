@@ -34,14 +34,6 @@ impl CellSet {
         self.rows[row] = mask;
     }
 
-    /// Adds the cells of `other`.
-    #[inline]
-    pub(crate) fn union_with(&mut self, other: &Self) {
-        for (mine, theirs) in self.rows.iter_mut().zip(&other.rows) {
-            *mine |= theirs;
-        }
-    }
-
     pub(crate) fn is_empty(&self) -> bool {
         self.rows.iter().all(|&r| r == 0)
     }

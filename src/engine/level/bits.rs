@@ -70,10 +70,16 @@ impl KindMasks {
 
     /// Moves the tile of cell `(from, col)` down to the empty cell `(to, col)`.
     pub(super) fn fall(&mut self, from: usize, to: usize, col: usize) {
-        for set in [&mut self.tiles, &mut self.specials, &mut self.bombs] {
-            let bit = set.row(from) >> col & 1;
-            set.set_row(from, set.row(from) & !(1 << col));
-            set.set_row(to, set.row(to) | bit << col);
+        let bit = 1u64 << col;
+        self.tiles.set_row(from, self.tiles.row(from) & !bit);
+        self.tiles.set_row(to, self.tiles.row(to) | bit);
+        if self.specials.row(from) & bit != 0 {
+            self.specials.set_row(from, self.specials.row(from) & !bit);
+            self.specials.set_row(to, self.specials.row(to) | bit);
+            if self.bombs.row(from) & bit != 0 {
+                self.bombs.set_row(from, self.bombs.row(from) & !bit);
+                self.bombs.set_row(to, self.bombs.row(to) | bit);
+            }
         }
     }
 

@@ -2,15 +2,15 @@
 //! specials, gravity through holes and refill, on row masks (colour planes, tiles, specials)
 //! with buffers reused from step to step.
 
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, Range};
 
 use rand::Rng;
 
 use super::arrange::shuffle_level;
 use super::bits::KindMasks;
 use super::rules::{
-    Combination, count_valid_swaps_on, count_valid_swaps_with, exchange, judge_level_swap,
-    level_gravity, level_refill, refill_cells, settle_cleared,
+    Combination, SettleBuffers, count_valid_swaps_on, count_valid_swaps_with, exchange,
+    judge_level_swap, level_gravity, level_refill, refill_cells, settle_cleared,
 };
 use super::{LevelBoard, PieceKind, Special, StableLevel};
 use crate::engine::bitboard::{BitIter, CellSet, ColorPlanes};
@@ -249,8 +249,14 @@ struct Scratch {
     rows: usize,
     /// Specials waiting to fire in the current step, with the kind each fires as.
     queue: Vec<(usize, PieceKind)>,
-    /// Where each fallen tile landed (see [`settle_cleared`]).
-    moved_to: Vec<u8>,
+    /// Buffers of gravity (see [`settle_cleared`]).
+    settle: SettleBuffers,
+    /// The cells cleared in the current step.
+    cleared: CellSet,
+    /// The cells whose special has been queued in the current step.
+    queued: CellSet,
+    /// The cells of the current step's groups.
+    in_group: CellSet,
 }
 
 impl Scratch {
@@ -263,7 +269,10 @@ impl Scratch {
             planes,
             rows,
             queue: Vec::new(),
-            moved_to: Vec::new(),
+            settle: SettleBuffers::new(),
+            cleared: CellSet::new(),
+            queued: CellSet::new(),
+            in_group: CellSet::new(),
         }
     }
 }
@@ -304,16 +313,17 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         let cleared = clear_step(board, scratch, &groups, this_trigger, combination);
         let score = 10 * u64::from(index) * cleared.count as u64;
         total_score += score;
-        let (falls, empty) = settle_cleared(
+        let falls = settle_cleared(
             board,
-            &cleared.cells,
-            &mut scratch.moved_to,
+            &scratch.cleared,
+            &mut scratch.settle,
             Some(&mut scratch.masks),
         );
         let spawns = match options.refill {
             Refill::Random { colors } => {
-                scratch.masks.fill(&empty, board.height());
-                refill_cells(board, &empty, colors, rng)
+                let empty = &scratch.settle.empty;
+                scratch.masks.fill(empty, board.height());
+                refill_cells(board, empty, colors, rng)
             }
             Refill::None => Vec::new(),
         };
@@ -343,11 +353,10 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     }
 }
 
-/// What the clearing part of a step did.
+/// What the clearing part of a step did (the cleared cells themselves are left in
+/// `Scratch::cleared`).
 struct Cleared {
     count: usize,
-    /// The cells cleared.
-    cells: CellSet,
     /// The columns holding a cleared cell (bit `c` is column `c`).
     columns: u64,
     /// One past the lowest row holding a cleared cell.
@@ -367,26 +376,16 @@ fn span(from: isize, to: isize) -> u64 {
     (u64::MAX >> (63 - (to - from))) << from
 }
 
-/// The cells of rows `from..=to` (clipped to the board) whose bit is in `columns`, within
-/// `tiles`.
-fn rows_and_columns(tiles: &CellSet, height: usize, rows: (isize, isize), columns: u64) -> CellSet {
-    let mut area = CellSet::new();
-    let (from, to) = (rows.0.max(0) as usize, rows.1.min(height as isize - 1));
-    if to >= 0 {
-        for row in from..=to as usize {
-            area.set_row(row, tiles.row(row) & columns);
-        }
-    }
-    area
+/// The rows within `radius` of `center`, clipped to `height` rows.
+fn band(center: usize, radius: usize, height: usize) -> Range<usize> {
+    center.saturating_sub(radius)..(center + radius + 1).min(height)
 }
 
-/// The cells of colour `color` (`1..=16`), from the planes.
-fn color_cells(planes: &ColorPlanes, color: u8, height: usize) -> CellSet {
-    let mut area = CellSet::new();
+/// Empties the first `height` rows of `set`.
+fn reset(set: &mut CellSet, height: usize) {
     for row in 0..height {
-        area.set_row(row, planes.row_of(color, row));
+        set.set_row(row, 0);
     }
-    area
 }
 
 /// The most common colour among the tiles described by `planes` (ties: the lowest), or `None`
@@ -404,38 +403,31 @@ fn most_common_color(planes: &ColorPlanes, height: usize) -> Option<u8> {
     best.map(|(color, _)| color)
 }
 
-/// The cells a special of `kind` at `cell` clears when it fires (tiles only), on the board at
-/// the start of the step: its `tiles` and colour `planes`; `bomb_color` is the colour a bomb
-/// fires on.
-fn firing_area(
-    tiles: &CellSet,
-    planes: &ColorPlanes,
-    (width, height): (usize, usize),
-    cell: usize,
-    kind: PieceKind,
-    bomb_color: Option<u8>,
-) -> CellSet {
-    let (row, col) = ((cell / width) as isize, (cell % width) as isize);
-    match kind {
-        PieceKind::Normal => CellSet::new(),
-        PieceKind::StripedH => rows_and_columns(tiles, height, (row, row), u64::MAX),
-        PieceKind::StripedV => {
-            rows_and_columns(tiles, height, (0, height as isize), span(col, col))
+/// The tiles a combination clears in step 1 besides its two tiles, as whole rows (`rows`) and
+/// as the columns `columns` over the rows `column_rows`; the colour combinations (bomb +
+/// NORMAL / striped / wrapped) clear a colour instead, see [`clear_step`].
+fn combination_area(
+    combination: Combination,
+    (b_row, b_col): (usize, usize),
+    height: usize,
+) -> (Range<usize>, u64, Range<usize>) {
+    let col = b_col as isize;
+    match combination {
+        Combination::BombBomb => (0..height, 0, 0..0),
+        Combination::StripedStriped => (band(b_row, 0, height), span(col, col), 0..height),
+        Combination::StripedWrapped => (band(b_row, 1, height), span(col - 1, col + 1), 0..height),
+        Combination::WrappedWrapped => (0..0, span(col - 2, col + 2), band(b_row, 2, height)),
+        Combination::BombNormal | Combination::BombStriped | Combination::BombWrapped => {
+            (0..0, 0, 0..0)
         }
-        PieceKind::Wrapped => {
-            rows_and_columns(tiles, height, (row - 1, row + 1), span(col - 1, col + 1))
-        }
-        PieceKind::ColorBomb => match bomb_color {
-            Some(color) => color_cells(planes, color, height),
-            None => CellSet::new(),
-        },
     }
 }
 
-/// Clears one step on `board` (the board at the start of the step, whose colour planes are
-/// `scratch.planes`): the groups, or the combination's area; then every special so cleared
-/// fires, in queue order, until none is left; then the groups' specials are created. Returns
-/// the counts and events.
+/// Clears one step on `board` (the board at the start of the step, whose colour planes and
+/// kind masks are in `scratch`): the groups, or the combination's area; then every special so
+/// cleared fires, in queue order, until none is left; then the groups' specials are created.
+/// Leaves the cleared cells in `scratch.cleared` and the kind masks up to date; returns the
+/// counts and events.
 fn clear_step(
     board: &mut LevelBoard,
     scratch: &mut Scratch,
@@ -444,23 +436,31 @@ fn clear_step(
     combination: Option<(Trigger, Combination)>,
 ) -> Cleared {
     let (width, height) = (board.width(), board.height());
-    let planes = &scratch.planes;
-    let masks = &scratch.masks;
+    let Scratch {
+        planes,
+        masks,
+        queue,
+        cleared,
+        queued,
+        in_group,
+        ..
+    } = scratch;
     let tiles = &masks.tiles;
-    let mut cleared = CellSet::new();
+    reset(in_group, height);
     // Cells whose special has been queued (or, for a combination's two tiles, consumed).
-    let mut queued = CellSet::new();
-    let mut in_group = CellSet::new();
+    reset(queued, height);
     for group in groups {
         for &position in &group.cells {
             let (row, bit) = (position.row as usize, 1u64 << position.col);
             in_group.set_row(row, in_group.row(row) | bit);
         }
     }
-    cleared.union_with(&in_group);
-    // The cells that fire as another kind than their own (bomb + striped / wrapped), and that
-    // kind (striped: by the cell's parity).
-    let mut fire_as: Option<(CellSet, Combination)> = None;
+    for row in 0..height {
+        cleared.set_row(row, in_group.row(row));
+    }
+    // The colour whose cells fire as another kind than their own (bomb + striped / wrapped),
+    // and the combination saying which (striped: by the cell's parity).
+    let mut fire_as: Option<(u8, Combination)> = None;
     if let Some((trigger, combination)) = combination {
         let (a, b) = (trigger.a, trigger.b);
         for i in [a, b] {
@@ -468,51 +468,36 @@ fn clear_step(
             cleared.set_row(row, cleared.row(row) | bit);
             queued.set_row(row, queued.row(row) | bit);
         }
-        let (b_row, b_col) = ((b / width) as isize, (b % width) as isize);
         // The colour of the non-bomb tile (both are at their swapped places now).
         let c = if board.kind(a) == PieceKind::ColorBomb {
             board.color(b)
         } else {
             board.color(a)
         };
-        let all_rows = (0, height as isize);
-        let area = match combination {
+        match combination {
             Combination::BombNormal | Combination::BombStriped | Combination::BombWrapped => {
-                color_cells(planes, c, height)
+                for row in 0..height {
+                    cleared.set_row(row, cleared.row(row) | planes.row_of(c, row));
+                }
+                if combination != Combination::BombNormal {
+                    fire_as = Some((c, combination));
+                }
             }
-            Combination::BombBomb => *tiles,
-            Combination::StripedStriped => {
-                let mut area = rows_and_columns(tiles, height, (b_row, b_row), u64::MAX);
-                area.union_with(&rows_and_columns(
-                    tiles,
-                    height,
-                    all_rows,
-                    span(b_col, b_col),
-                ));
-                area
+            _ => {
+                let (rows, columns, column_rows) =
+                    combination_area(combination, (b / width, b % width), height);
+                for row in rows {
+                    cleared.set_row(row, cleared.row(row) | tiles.row(row));
+                }
+                for row in column_rows {
+                    cleared.set_row(row, cleared.row(row) | (tiles.row(row) & columns));
+                }
             }
-            Combination::StripedWrapped => {
-                let mut area = rows_and_columns(tiles, height, (b_row - 1, b_row + 1), u64::MAX);
-                let columns = span(b_col - 1, b_col + 1);
-                area.union_with(&rows_and_columns(tiles, height, all_rows, columns));
-                area
-            }
-            Combination::WrappedWrapped => {
-                let columns = span(b_col - 2, b_col + 2);
-                rows_and_columns(tiles, height, (b_row - 2, b_row + 2), columns)
-            }
-        };
-        cleared.union_with(&area);
-        if matches!(
-            combination,
-            Combination::BombStriped | Combination::BombWrapped
-        ) {
-            fire_as = Some((area, combination));
         }
     }
     let fires_as = |row: usize, col: u32| -> Option<PieceKind> {
-        let (area, combination) = fire_as.as_ref()?;
-        if area.row(row) >> col & 1 == 0 {
+        let (color, combination) = fire_as?;
+        if planes.row_of(color, row) >> col & 1 == 0 {
             return None;
         }
         Some(match combination {
@@ -524,7 +509,6 @@ fn clear_step(
         })
     };
     // The queue, seeded row-major with everything cleared so far that fires.
-    let queue = &mut scratch.queue;
     queue.clear();
     for row in 0..height {
         let mut candidates = cleared.row(row) & !queued.row(row);
@@ -541,28 +525,31 @@ fn clear_step(
         }
     }
     let mut bomb_color = None;
-    let mut fired = Vec::new();
     let mut head = 0;
     while let Some(&(cell, kind)) = queue.get(head) {
         head += 1;
-        fired.push(Special {
-            position: board.board().position_of(cell),
-            kind,
-            color: board.color(cell),
-        });
-        if kind == PieceKind::ColorBomb && bomb_color.is_none() {
-            bomb_color = Some(most_common_color(planes, height));
-        }
-        let area = firing_area(
-            tiles,
-            planes,
-            (width, height),
-            cell,
-            kind,
-            bomb_color.flatten(),
-        );
-        for row in 0..height {
-            let fresh = area.row(row) & !cleared.row(row);
+        let (at_row, at_col) = (cell / width, cell % width);
+        let col = at_col as isize;
+        // The rows the firing reaches, and the columns it clears there (among the tiles).
+        let (rows, columns) = match kind {
+            PieceKind::Normal => (0..0, 0),
+            PieceKind::StripedH => (band(at_row, 0, height), u64::MAX),
+            PieceKind::StripedV => (0..height, span(col, col)),
+            PieceKind::Wrapped => (band(at_row, 1, height), span(col - 1, col + 1)),
+            PieceKind::ColorBomb => (0..height, u64::MAX),
+        };
+        let color = if kind == PieceKind::ColorBomb {
+            *bomb_color.get_or_insert_with(|| most_common_color(planes, height))
+        } else {
+            None
+        };
+        for row in rows {
+            let area = match color {
+                Some(color) => planes.row_of(color, row),
+                None if kind == PieceKind::ColorBomb => 0,
+                None => tiles.row(row) & columns,
+            };
+            let fresh = area & !cleared.row(row);
             if fresh == 0 {
                 continue;
             }
@@ -575,19 +562,37 @@ fn clear_step(
             }
         }
     }
-    let count = cleared.len_within(height);
-    let mut effect = cleared;
+    let fired = queue
+        .iter()
+        .map(|&(cell, kind)| Special {
+            position: board.board().position_of(cell),
+            kind,
+            color: board.color(cell),
+        })
+        .collect();
+    let (mut count, mut effect_count, mut columns, mut rows) = (0, 0, 0u64, 0);
     for row in 0..height {
-        effect.set_row(row, cleared.row(row) & !in_group.row(row));
+        let line = cleared.row(row);
+        count += line.count_ones() as usize;
+        effect_count += (line & !in_group.row(row)).count_ones() as usize;
+        columns |= line;
+        if line != 0 {
+            rows = row + 1;
+        }
     }
-    let effect_cleared = effect.positions(height).collect();
+    let mut effect_cleared = Vec::with_capacity(effect_count);
+    if effect_count > 0 {
+        for row in 0..height {
+            let effect = cleared.row(row) & !in_group.row(row);
+            effect_cleared.extend(BitIter(effect).map(|col| Position::new(row as u32, col)));
+        }
+    }
     let mut created: Vec<Special> = groups
         .iter()
         .filter_map(|group| creation(planes, height, group, width, trigger))
         .collect();
     created.sort_unstable_by_key(|special| special.position);
-    let masks = &mut scratch.masks;
-    masks.remove(&cleared, height);
+    masks.remove(cleared, height);
     let (colors, kinds, _) = board.parts_mut();
     for row in 0..height {
         for col in BitIter(cleared.row(row)) {
@@ -606,14 +611,8 @@ fn clear_step(
             special.kind,
         );
     }
-    let columns = (0..height).fold(0, |columns, row| columns | cleared.row(row));
-    let rows = (0..height)
-        .rev()
-        .find(|&row| cleared.row(row) != 0)
-        .map_or(0, |row| row + 1);
     Cleared {
         count,
-        cells: cleared,
         columns,
         rows,
         fired,

@@ -162,49 +162,78 @@ pub(super) fn level_gravity(level: &mut LevelBoard) -> Vec<Fall> {
     for row in 0..level.height() {
         everywhere.set_row(row, u64::MAX);
     }
-    settle_cleared(level, &everywhere, &mut Vec::new(), None).0
+    settle_cleared(level, &everywhere, &mut SettleBuffers::new(), None)
+}
+
+/// Buffers [`settle_cleared`] reuses between calls, and the empty cells it leaves.
+pub(super) struct SettleBuffers {
+    /// The cells whose tile moved.
+    moved: CellSet,
+    /// By cell index (read only for moved cells): the row the tile landed in.
+    moved_to: Vec<u8>,
+    /// After [`settle_cleared`]: the empty non-hole cells of the cleared columns (the cells
+    /// refill fills).
+    pub(super) empty: CellSet,
+}
+
+impl SettleBuffers {
+    /// Empty buffers.
+    pub(super) fn new() -> Self {
+        Self {
+            moved: CellSet::new(),
+            moved_to: Vec::new(),
+            empty: CellSet::new(),
+        }
+    }
 }
 
 /// [`level_gravity`] after the cells of `cleared` were emptied, on a board that was settled
 /// before (every non-hole cell below a column's lowest cleared cell holds a tile, so only the
-/// rows above it move). Returns the falls, ordered by `from` in row-major order, and the empty
-/// non-hole cells of the cleared columns afterwards (the cells refill fills). `moved_to` is a
-/// buffer the caller may reuse between calls; `masks`, when given, are the board's kind masks,
-/// kept up to date.
+/// rows above it move). Returns the falls, ordered by `from` in row-major order, and leaves in
+/// `buffers.empty` the empty non-hole cells of the cleared columns afterwards. `masks`, when
+/// given, are the board's kind masks, kept up to date.
 pub(super) fn settle_cleared(
     level: &mut LevelBoard,
     cleared: &CellSet,
-    moved_to: &mut Vec<u8>,
+    buffers: &mut SettleBuffers,
     mut masks: Option<&mut KindMasks>,
-) -> (Vec<Fall>, CellSet) {
+) -> Vec<Fall> {
     let (width, height) = (level.width(), level.height());
-    let columns = (0..height).fold(0, |columns, row| columns | cleared.row(row));
+    let SettleBuffers {
+        moved,
+        moved_to,
+        empty,
+    } = buffers;
+    let mut columns = 0;
+    for row in 0..height {
+        columns |= cleared.row(row);
+        moved.set_row(row, 0);
+        empty.set_row(row, 0);
+    }
     let columns = columns & (u64::MAX >> (64 - width));
     // The lowest cleared row of each cleared column.
-    let mut lowest = [0usize; 64];
+    let mut lowest = [0u8; 64];
     let mut pending = columns;
     for row in (0..height).rev() {
         let hit = cleared.row(row) & pending;
         for col in BitIter(hit) {
-            lowest[col as usize] = row;
+            lowest[col as usize] = row as u8;
         }
         pending &= !hit;
         if pending == 0 {
             break;
         }
     }
-    // The cells whose tile moved, and (by cell index, read only for those) the row each
-    // moved to.
-    let mut moved = CellSet::new();
     moved_to.resize(width * height, 0);
-    let mut empty = CellSet::new();
+    let mut fallen = 0;
     let (colors, kinds, holes) = level.parts_mut();
     for col in BitIter(columns) {
         let col = col as usize;
+        let lowest = usize::from(lowest[col]);
         // The next tile up lands in the lowest free slot at or above row `target - 1`: never
         // above the tile, so nothing is overwritten.
-        let mut target = lowest[col] + 1;
-        for row in (0..=lowest[col]).rev() {
+        let mut target = lowest + 1;
+        for row in (0..=lowest).rev() {
             let from = row * width + col;
             let is_tile = colors[from] != EMPTY || kinds[from] == PieceKind::ColorBomb;
             if holes[from] || !is_tile {
@@ -222,6 +251,7 @@ pub(super) fn settle_cleared(
                 kinds[from] = PieceKind::Normal;
                 moved.set_row(row, moved.row(row) | 1 << col);
                 moved_to[from] = target as u8;
+                fallen += 1;
                 if let Some(masks) = masks.as_deref_mut() {
                     masks.fall(row, target, col);
                 }
@@ -234,15 +264,17 @@ pub(super) fn settle_cleared(
             }
         }
     }
-    let mut falls = Vec::with_capacity(moved.len_within(height));
-    falls.extend(moved.positions(height).map(|from| Fall {
-        from,
-        to: Position::new(
-            u32::from(moved_to[from.row as usize * width + from.col as usize]),
-            from.col,
-        ),
-    }));
-    (falls, empty)
+    let mut falls = Vec::with_capacity(fallen);
+    for row in 0..height {
+        for col in BitIter(moved.row(row)) {
+            let from = row * width + col as usize;
+            falls.push(Fall {
+                from: Position::new(row as u32, col),
+                to: Position::new(u32::from(moved_to[from]), col),
+            });
+        }
+    }
+    falls
 }
 
 /// Fills every empty non-hole cell, in row-major order, with a NORMAL tile of a colour drawn
