@@ -185,6 +185,41 @@ impl ColorPlanes {
         planes
     }
 
+    /// Empties the cells of `cells` in the first `rows` rows, in every plane.
+    pub(crate) fn remove_cells(&mut self, cells: &CellSet, rows: usize) {
+        let (rows, stride) = (rows.min(self.height), self.stride);
+        for color in 0..self.colors {
+            let plane = &mut self.words[color * stride + PAD_ABOVE..][..rows];
+            for (line, &removed) in plane.iter_mut().zip(&cells.rows) {
+                *line &= !removed;
+            }
+        }
+    }
+
+    /// Puts colour `color` (`1..=16`) on the empty cell `(row, col)`.
+    #[inline]
+    pub(crate) fn add_cell(&mut self, row: usize, col: u32, color: u8) {
+        self.reserve_colors(color);
+        let index = (usize::from(color) - 1) * self.stride + PAD_ABOVE + row;
+        self.words[index] |= 1 << col;
+    }
+
+    /// Takes colour `color` (`1..=16`, present in the planes) off the cell `(row, col)`.
+    #[inline]
+    pub(crate) fn remove_cell(&mut self, row: usize, col: u32, color: u8) {
+        let index = (usize::from(color) - 1) * self.stride + PAD_ABOVE + row;
+        self.words[index] &= !(1 << col);
+    }
+
+    /// Moves the tile of colour `color` (`1..=16`) at `(from, col)` to the empty cell
+    /// `(to, col)`.
+    #[inline]
+    pub(crate) fn move_cell(&mut self, from: usize, to: usize, col: usize, color: u8) {
+        let base = (usize::from(color) - 1) * self.stride + PAD_ABOVE;
+        self.words[base + from] &= !(1 << col);
+        self.words[base + to] |= 1 << col;
+    }
+
     /// The cells holding any colour, row by row.
     pub(crate) fn occupied(&self) -> CellSet {
         let mut set = CellSet::new();

@@ -28,15 +28,14 @@ impl KindMasks {
             specials: CellSet::new(),
             bombs: CellSet::new(),
         };
-        // Specials are few: one test per cell, work only for the specials.
-        for (index, &kind) in level.kinds().iter().enumerate() {
-            if kind != PieceKind::Normal {
-                let (row, bit) = (index / width, 1u64 << (index % width));
-                masks.specials.set_row(row, masks.specials.row(row) | bit);
-                if kind == PieceKind::ColorBomb {
-                    masks.bombs.set_row(row, masks.bombs.row(row) | bit);
-                }
+        for (row, line) in level.kinds().chunks_exact(width).enumerate() {
+            let (mut specials, mut bombs) = (0u64, 0u64);
+            for (col, &kind) in line.iter().enumerate() {
+                specials |= u64::from(kind != PieceKind::Normal) << col;
+                bombs |= u64::from(kind == PieceKind::ColorBomb) << col;
             }
+            masks.specials.set_row(row, specials);
+            masks.bombs.set_row(row, bombs);
         }
         masks.tiles = planes.occupied();
         for row in 0..height {

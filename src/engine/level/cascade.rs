@@ -152,11 +152,25 @@ pub fn resolve_level_swap_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     board.board().checked_index("swap.b", swap.b)?;
     let (a, b) = indices(&board, swap);
     exchange(&mut board, a, b);
+    // The two tiles trade places in the planes too (a bomb has no colour; both may have the
+    // same colour, so every removal comes before the additions).
+    let moves = [
+        (swap.a, swap.b, board.color(b)),
+        (swap.b, swap.a, board.color(a)),
+    ];
+    for &(from, _, color) in &moves {
+        if color != EMPTY {
+            planes.remove_cell(from.row as usize, from.col, color);
+        }
+    }
+    for &(_, to, color) in &moves {
+        if color != EMPTY {
+            planes.add_cell(to.row as usize, to.col, color);
+        }
+    }
     let trigger = Trigger { a, b, combination };
     // The board was stable: every run now holds `a` or `b`.
     let rows = swap.a.row.max(swap.b.row) as usize + 1;
-    let columns = 1u64 << swap.a.col | 1u64 << swap.b.col;
-    planes.update_columns(board.board().cells(), board.width(), columns, rows);
     let mut scratch = Scratch::new(&board, planes, rows);
     let total_score = cascade(
         &mut board,
@@ -317,21 +331,21 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
             board,
             &scratch.cleared,
             &mut scratch.settle,
-            Some(&mut scratch.masks),
+            Some((&mut scratch.masks, &mut scratch.planes)),
         );
         let spawns = match options.refill {
             Refill::Random { colors } => {
                 let empty = &scratch.settle.empty;
                 scratch.masks.fill(empty, board.height());
-                refill_cells(board, empty, colors, rng)
+                let spawns = refill_cells(board, empty, colors, rng);
+                for spawn in &spawns {
+                    let (row, col) = (spawn.position.row as usize, spawn.position.col);
+                    scratch.planes.add_cell(row, col, spawn.color);
+                }
+                spawns
             }
             Refill::None => Vec::new(),
         };
-        // Only the cleared columns changed (clearing, creation, gravity and refill).
-        let (cells, width) = (board.board().cells(), board.width());
-        scratch
-            .planes
-            .update_columns(cells, width, cleared.columns, cleared.rows);
         // New runs hold a changed cell: they start no lower than the lowest cleared row.
         scratch.rows = cleared.rows;
         debug_assert!(scratch.planes.describes(board.board()));
@@ -357,8 +371,6 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
 /// `Scratch::cleared`).
 struct Cleared {
     count: usize,
-    /// The columns holding a cleared cell (bit `c` is column `c`).
-    columns: u64,
     /// One past the lowest row holding a cleared cell.
     rows: usize,
     fired: Vec<Special>,
@@ -570,12 +582,11 @@ fn clear_step(
             color: board.color(cell),
         })
         .collect();
-    let (mut count, mut effect_count, mut columns, mut rows) = (0, 0, 0u64, 0);
+    let (mut count, mut effect_count, mut rows) = (0, 0, 0);
     for row in 0..height {
         let line = cleared.row(row);
         count += line.count_ones() as usize;
         effect_count += (line & !in_group.row(row)).count_ones() as usize;
-        columns |= line;
         if line != 0 {
             rows = row + 1;
         }
@@ -593,6 +604,7 @@ fn clear_step(
         .collect();
     created.sort_unstable_by_key(|special| special.position);
     masks.remove(cleared, height);
+    planes.remove_cells(cleared, height);
     let (colors, kinds, _) = board.parts_mut();
     for row in 0..height {
         for col in BitIter(cleared.row(row)) {
@@ -605,15 +617,14 @@ fn clear_step(
         let i = special.position.row as usize * width + special.position.col as usize;
         colors[i] = special.color;
         kinds[i] = special.kind;
-        masks.place(
-            special.position.row as usize,
-            special.position.col,
-            special.kind,
-        );
+        let row = special.position.row as usize;
+        masks.place(row, special.position.col, special.kind);
+        if special.color != EMPTY {
+            planes.add_cell(row, special.position.col, special.color);
+        }
     }
     Cleared {
         count,
-        columns,
         rows,
         fired,
         created,
@@ -738,8 +749,12 @@ fn finish<R: Rng + ?Sized>(
     options: CascadeOptions,
     rng: &mut R,
 ) -> LevelOutcome {
+    // Stable when every non-hole cell holds a tile (the board has no run left).
+    let holes = board.holes().iter().filter(|&&hole| hole).count();
+    let tiles = scratch.masks.tiles.len_within(board.height());
+    debug_assert_eq!(tiles + holes == board.len(), !board.has_empty_cell());
     let mut outcome = LevelOutcome {
-        stable: !board.has_empty_cell(),
+        stable: tiles + holes == board.len(),
         board,
         steps: Vec::new(),
         total_score,

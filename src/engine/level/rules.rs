@@ -190,13 +190,13 @@ impl SettleBuffers {
 /// [`level_gravity`] after the cells of `cleared` were emptied, on a board that was settled
 /// before (every non-hole cell below a column's lowest cleared cell holds a tile, so only the
 /// rows above it move). Returns the falls, ordered by `from` in row-major order, and leaves in
-/// `buffers.empty` the empty non-hole cells of the cleared columns afterwards. `masks`, when
-/// given, are the board's kind masks, kept up to date.
+/// `buffers.empty` the empty non-hole cells of the cleared columns afterwards. `bits`, when
+/// given, are the board's kind masks and colour planes, kept up to date.
 pub(super) fn settle_cleared(
     level: &mut LevelBoard,
     cleared: &CellSet,
     buffers: &mut SettleBuffers,
-    mut masks: Option<&mut KindMasks>,
+    mut bits: Option<(&mut KindMasks, &mut ColorPlanes)>,
 ) -> Vec<Fall> {
     let (width, height) = (level.width(), level.height());
     let SettleBuffers {
@@ -252,8 +252,11 @@ pub(super) fn settle_cleared(
                 moved.set_row(row, moved.row(row) | 1 << col);
                 moved_to[from] = target as u8;
                 fallen += 1;
-                if let Some(masks) = masks.as_deref_mut() {
+                if let Some((masks, planes)) = bits.as_mut() {
                     masks.fall(row, target, col);
+                    if colors[to] != EMPTY {
+                        planes.move_cell(row, target, col, colors[to]);
+                    }
                 }
             }
         }
