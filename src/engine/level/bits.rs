@@ -30,9 +30,14 @@ impl KindMasks {
         };
         for (row, line) in level.kinds().chunks_exact(width).enumerate() {
             let (mut specials, mut bombs) = (0u64, 0u64);
+            // Specials are few: one test per cell, work only for the specials.
             for (col, &kind) in line.iter().enumerate() {
-                specials |= u64::from(kind != PieceKind::Normal) << col;
-                bombs |= u64::from(kind == PieceKind::ColorBomb) << col;
+                if kind != PieceKind::Normal {
+                    specials |= 1 << col;
+                    if kind == PieceKind::ColorBomb {
+                        bombs |= 1 << col;
+                    }
+                }
             }
             masks.specials.set_row(row, specials);
             masks.bombs.set_row(row, bombs);
