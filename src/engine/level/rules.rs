@@ -169,8 +169,6 @@ pub(super) fn level_gravity(level: &mut LevelBoard) -> Vec<Fall> {
 pub(super) struct SettleBuffers {
     /// The cells whose tile moved.
     moved: CellSet,
-    /// By cell index (read only for moved cells): the row the tile landed in.
-    moved_to: Vec<u8>,
     /// After [`settle_cleared`]: the empty non-hole cells of the cleared columns (the cells
     /// refill fills).
     pub(super) empty: CellSet,
@@ -181,7 +179,6 @@ impl SettleBuffers {
     pub(super) fn new() -> Self {
         Self {
             moved: CellSet::new(),
-            moved_to: Vec::new(),
             empty: CellSet::new(),
         }
     }
@@ -199,11 +196,7 @@ pub(super) fn settle_cleared(
     mut bits: Option<(&mut KindMasks, &mut ColorPlanes)>,
 ) -> Vec<Fall> {
     let (width, height) = (level.width(), level.height());
-    let SettleBuffers {
-        moved,
-        moved_to,
-        empty,
-    } = buffers;
+    let SettleBuffers { moved, empty } = buffers;
     let mut columns = 0;
     for row in 0..height {
         columns |= cleared.row(row);
@@ -224,7 +217,9 @@ pub(super) fn settle_cleared(
             break;
         }
     }
-    moved_to.resize(width * height, 0);
+    // By column, the rows the moved tiles landed in: tiles keep their order, so the k-th
+    // moved tile from the top lands in the k-th of these rows from the top.
+    let mut landed = [0u64; 64];
     let mut fallen = 0;
     let (colors, kinds, holes) = level.parts_mut();
     for col in BitIter(columns) {
@@ -250,7 +245,7 @@ pub(super) fn settle_cleared(
                 colors[from] = EMPTY;
                 kinds[from] = PieceKind::Normal;
                 moved.set_row(row, moved.row(row) | 1 << col);
-                moved_to[from] = target as u8;
+                landed[col] |= 1 << target;
                 fallen += 1;
                 if let Some((masks, planes)) = bits.as_mut() {
                     masks.fall(row, target, col);
@@ -270,10 +265,12 @@ pub(super) fn settle_cleared(
     let mut falls = Vec::with_capacity(fallen);
     for row in 0..height {
         for col in BitIter(moved.row(row)) {
-            let from = row * width + col as usize;
+            let rows = &mut landed[col as usize];
+            let to = rows.trailing_zeros();
+            *rows &= *rows - 1;
             falls.push(Fall {
                 from: Position::new(row as u32, col),
-                to: Position::new(u32::from(moved_to[from]), col),
+                to: Position::new(to, col),
             });
         }
     }
