@@ -199,7 +199,9 @@ impl ColorPlanes {
     /// Puts colour `color` (`1..=16`) on the empty cell `(row, col)`.
     #[inline]
     pub(crate) fn add_cell(&mut self, row: usize, col: u32, color: u8) {
-        self.reserve_colors(color);
+        if usize::from(color) > self.colors {
+            self.reserve_colors(color);
+        }
         let index = (usize::from(color) - 1) * self.stride + PAD_ABOVE + row;
         self.words[index] |= 1 << col;
     }
