@@ -317,6 +317,7 @@ pub(super) fn refill_cells<R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::board::Board;
 
     fn level(text: &str) -> LevelBoard {
         LevelBoard::parse(text).unwrap()
@@ -416,6 +417,88 @@ mod tests {
                 (swap((2, 1), (2, 2)), Some(Combination::BombNormal)),
             ]
         );
+    }
+
+    /// A random run-free level board: about 10% holes, 10% specials (a third of them bombs).
+    fn random_stable_level(
+        rng: &mut impl Rng,
+        width: usize,
+        height: usize,
+        colors: u8,
+    ) -> Option<StableLevel> {
+        let mut cells = vec![0u32; width * height];
+        let mut holes = vec![false; width * height];
+        let mut kinds = vec![PieceKind::Normal; width * height];
+        for index in 0..width * height {
+            if rng.random_bool(0.1) {
+                holes[index] = true;
+                continue;
+            }
+            if rng.random_bool(0.03) {
+                kinds[index] = PieceKind::ColorBomb;
+                continue;
+            }
+            let (row, col) = (index / width, index % width);
+            let same = |i: usize, color: u32| !holes[i] && cells[i] == color;
+            let mut color = rng.random_range(1..=u32::from(colors));
+            for _ in 0..colors {
+                let left = col >= 2 && same(index - 1, color) && same(index - 2, color);
+                let up = row >= 2 && same(index - width, color) && same(index - 2 * width, color);
+                if !left && !up {
+                    break;
+                }
+                color = color % u32::from(colors) + 1;
+            }
+            cells[index] = color;
+            if rng.random_bool(0.07) {
+                kinds[index] = [PieceKind::StripedH, PieceKind::StripedV, PieceKind::Wrapped]
+                    [rng.random_range(0..3)];
+            }
+        }
+        let board = Board::from_raw(width as u32, height as u32, &cells).ok()?;
+        StableLevel::try_from(LevelBoard::new(board, holes, kinds).ok()?).ok()
+    }
+
+    #[test]
+    fn mask_swaps_match_the_verdicts_on_boards_of_every_size() {
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        // Packed (fits 128 bits) and row-by-row sizes alike.
+        for (width, height) in [
+            (3, 3),
+            (9, 9),
+            (10, 11),
+            (12, 11),
+            (20, 7),
+            (64, 3),
+            (5, 40),
+        ] {
+            let mut checked = 0;
+            while checked < 8 {
+                let Some(stable) = random_stable_level(&mut rng, width, height, 4) else {
+                    continue;
+                };
+                checked += 1;
+                let level = stable.level();
+                let listed = level_valid_swaps(&stable);
+                let mut expected = Vec::new();
+                for index in 0..width * height {
+                    let a = Position::new((index / width) as u32, (index % width) as u32);
+                    for b in [
+                        Position::new(a.row, a.col + 1),
+                        Position::new(a.row + 1, a.col),
+                    ] {
+                        if let (SwapVerdict::Ok, combination) =
+                            judge_level_swap(level, Swap::new(a, b))
+                        {
+                            expected.push((Swap::new(a, b), combination));
+                        }
+                    }
+                }
+                assert_eq!(listed, expected, "{width}x{height} {level}");
+                assert_eq!(count_level_valid_swaps(&stable), expected.len());
+            }
+        }
     }
 
     #[test]
