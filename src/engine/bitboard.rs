@@ -445,8 +445,9 @@ impl ColorPlanes {
     /// The valid swaps of a whole (run-free) board at once, as the masks of
     /// [`ColorPlanes::swap_masks`] packed like [`ColorPlanes::count_valid_swaps_packed`]
     /// packs the board (row `r`, column `c` is bit `r * (width + 1) + c`; bits naming no swap
-    /// cleared), or `None` when the board does not fit that packing.
-    pub(crate) fn packed_swap_masks(&self) -> Option<(u128, u128)> {
+    /// cleared), and the cells holding any colour packed the same way; `None` when the board
+    /// does not fit that packing.
+    pub(crate) fn packed_swap_masks(&self) -> Option<(u128, u128, u128)> {
         let (width, height) = (self.width, self.height);
         let stride = width + 1;
         if stride * height > 128 || 3 * stride >= 128 {
@@ -460,10 +461,11 @@ impl ColorPlanes {
                 down_origins |= row_cells << (row * stride);
             }
         }
-        let (mut right, mut down) = (0u128, 0u128);
+        let (mut right, mut down, mut occupied) = (0u128, 0u128, 0u128);
         for color in 1..=self.colors {
             let plane = &self.plane(color)[PAD_ABOVE..PAD_ABOVE + height];
             let line = pack_rows(plane, stride);
+            occupied |= line;
             let (up1, up2) = (line << stride, line << (2 * stride));
             let (down1, down2, down3) =
                 (line >> stride, line >> (2 * stride), line >> (3 * stride));
@@ -477,7 +479,7 @@ impl ColorPlanes {
             let moves_up = down1 & (across_here | (up1 & up2));
             down |= (moves_down | moves_up) & !(line & down1);
         }
-        Some((right & right_origins, down & down_origins))
+        Some((right & right_origins, down & down_origins, occupied))
     }
 
     /// [`ColorPlanes::count_valid_swaps`] for a board whose rows, each followed by one zero
@@ -592,6 +594,18 @@ pub(crate) fn pack_rows(rows: &[u64], stride: usize) -> u128 {
     rows.iter().enumerate().fold(0u128, |packed, (row, &mask)| {
         packed | u128::from(mask) << (row * stride)
     })
+}
+
+/// [`pack_rows`] for sparse sets: an empty row costs a test, no shift.
+#[inline]
+pub(crate) fn pack_sparse_rows(rows: &[u64], stride: usize) -> u128 {
+    let mut packed = 0u128;
+    for (row, &mask) in rows.iter().enumerate() {
+        if mask != 0 {
+            packed |= u128::from(mask) << (row * stride);
+        }
+    }
+    packed
 }
 
 /// [`across_horizontal`] on a packed board (see [`ColorPlanes::count_valid_swaps_packed`]).

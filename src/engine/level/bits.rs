@@ -5,7 +5,7 @@
 //! operations.
 
 use super::{LevelBoard, PieceKind};
-use crate::engine::bitboard::{CellSet, ColorPlanes, pack_rows};
+use crate::engine::bitboard::{CellSet, ColorPlanes, pack_sparse_rows};
 
 /// The tile, special and bomb cells of a level board, as row masks (bit `c` of row `r` is cell
 /// `(r, c)`).
@@ -137,14 +137,12 @@ pub(super) fn packed_valid_swap_count(
     masks: &KindMasks,
     (width, height): (usize, usize),
 ) -> Option<usize> {
-    let (matching_right, matching_down) = planes.packed_swap_masks()?;
+    let (matching_right, matching_down, colored) = planes.packed_swap_masks()?;
     let stride = width + 1;
-    let pack = |set: &CellSet| pack_rows(&set.rows()[..height], stride);
-    let (tiles, specials, bombs) = (
-        pack(&masks.tiles),
-        pack(&masks.specials),
-        pack(&masks.bombs),
-    );
+    // Specials and bombs are few; the tiles are the coloured cells and the bombs.
+    let pack = |set: &CellSet| pack_sparse_rows(&set.rows()[..height], stride);
+    let (specials, bombs) = (pack(&masks.specials), pack(&masks.bombs));
+    let tiles = colored | bombs;
     let combination_right = bombs | (bombs >> 1) | (specials & (specials >> 1));
     let combination_down = bombs | (bombs >> stride) | (specials & (specials >> stride));
     let right = (matching_right | combination_right) & tiles & (tiles >> 1);
