@@ -267,9 +267,8 @@ struct Scratch {
     settle: SettleBuffers,
     /// The cells cleared in the current step.
     cleared: CellSet,
-    /// The cells whose special has been queued in the current step.
-    queued: CellSet,
-    /// The cells of the current step's groups.
+    /// The cells of the current step's groups (its matched cells; none in a combination's
+    /// step 1).
     in_group: CellSet,
 }
 
@@ -285,7 +284,6 @@ impl Scratch {
             queue: Vec::new(),
             settle: SettleBuffers::new(),
             cleared: CellSet::new(),
-            queued: CellSet::new(),
             in_group: CellSet::new(),
         }
     }
@@ -308,11 +306,16 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     loop {
         let this_trigger = trigger.take();
         let combination = this_trigger.and_then(|t| t.combination.map(|c| (t, c)));
+        let height = board.height();
         let groups = if combination.is_some() {
+            reset(&mut scratch.in_group, height);
             Vec::new()
         } else {
             let matched = scratch.planes.matched_from_rows(scratch.rows);
             debug_assert!(matched == scratch.planes.matched());
+            for row in 0..height {
+                scratch.in_group.set_row(row, matched.row(row));
+            }
             groups_of(&scratch.planes, &matched)
         };
         if groups.is_empty() && combination.is_none() {
@@ -453,20 +456,18 @@ fn clear_step(
         masks,
         queue,
         cleared,
-        queued,
         in_group,
         ..
     } = scratch;
     let tiles = &masks.tiles;
-    reset(in_group, height);
-    // Cells whose special has been queued (or, for a combination's two tiles, consumed).
-    reset(queued, height);
-    for group in groups {
-        for &position in &group.cells {
-            let (row, bit) = (position.row as usize, 1u64 << position.col);
-            in_group.set_row(row, in_group.row(row) | bit);
-        }
-    }
+    debug_assert!(groups.iter().all(|group| {
+        group
+            .cells
+            .iter()
+            .all(|p| in_group.row(p.row as usize) >> p.col & 1 == 1)
+    }));
+    // A combination's two tiles are consumed: cleared, never queued.
+    let consumed = combination.map(|(trigger, _)| [trigger.a, trigger.b]);
     for row in 0..height {
         cleared.set_row(row, in_group.row(row));
     }
@@ -478,7 +479,6 @@ fn clear_step(
         for i in [a, b] {
             let (row, bit) = (i / width, 1u64 << (i % width));
             cleared.set_row(row, cleared.row(row) | bit);
-            queued.set_row(row, queued.row(row) | bit);
         }
         // The colour of the non-bomb tile (both are at their swapped places now).
         let c = if board.kind(a) == PieceKind::ColorBomb {
@@ -520,10 +520,17 @@ fn clear_step(
             _ => PieceKind::Wrapped,
         })
     };
-    // The queue, seeded row-major with everything cleared so far that fires.
+    // The queue, seeded row-major with everything cleared so far that fires. Every cell
+    // queued from here on is cleared when it is queued, and a firing queues only cells it
+    // newly clears: nothing is queued twice.
     queue.clear();
     for row in 0..height {
-        let mut candidates = cleared.row(row) & !queued.row(row);
+        let mut candidates = cleared.row(row);
+        for &i in consumed.iter().flatten() {
+            if i / width == row {
+                candidates &= !(1 << (i % width));
+            }
+        }
         if fire_as.is_none() {
             candidates &= masks.specials.row(row);
         }
@@ -531,7 +538,6 @@ fn clear_step(
             let i = row * width + col as usize;
             let kind = fires_as(row, col).unwrap_or(board.kind(i));
             if kind.is_special() {
-                queued.set_row(row, queued.row(row) | 1 << col);
                 queue.push((i, kind));
             }
         }
@@ -566,8 +572,7 @@ fn clear_step(
                 continue;
             }
             cleared.set_row(row, cleared.row(row) | fresh);
-            let firing = fresh & masks.specials.row(row) & !queued.row(row);
-            queued.set_row(row, queued.row(row) | firing);
+            let firing = fresh & masks.specials.row(row);
             for col in BitIter(firing) {
                 let i = row * width + col as usize;
                 queue.push((i, board.kind(i)));
