@@ -204,6 +204,16 @@ fn check_cascade(
         .as_ref()
         .unwrap_or(&outcome.board);
     prop_assert_eq!(naive_level(before), last);
+    // The final judgement (bit masks in the engine) against the naive verdicts.
+    if outcome.stable {
+        let final_board = naive_level(&outcome.board);
+        prop_assert!(final_board.is_stable());
+        let valid = final_board.valid_swaps().len();
+        prop_assert_eq!(outcome.valid_swap_count, valid);
+        prop_assert_eq!(outcome.dead, valid == 0);
+    } else {
+        prop_assert_eq!(outcome.valid_swap_count, 0);
+    }
     prop_assert_eq!(
         outcome.total_score,
         outcome.steps.iter().map(|s| s.score).sum::<u64>()
@@ -227,6 +237,7 @@ proptest! {
         }
         if l.is_stable() {
             let stable = StableLevel::try_from(level).unwrap();
+            prop_assert_eq!(level::count_level_valid_swaps(&stable), l.valid_swaps().len());
             let listed: Vec<((Cell, Cell), Option<Combo>)> = level::level_valid_swaps(&stable)
                 .into_iter()
                 .map(|(s, c)| ((cell(s.a), cell(s.b)), combo_of(c)))

@@ -23,6 +23,12 @@ impl CellSet {
         self.rows[row]
     }
 
+    /// Every row mask (all 64; rows past the board's height are 0).
+    #[inline]
+    pub(crate) fn rows(&self) -> &[u64] {
+        &self.rows
+    }
+
     #[inline]
     pub(crate) fn set_row(&mut self, row: usize, mask: u64) {
         self.rows[row] = mask;
@@ -147,9 +153,101 @@ impl ColorPlanes {
         }
     }
 
+    /// [`ColorPlanes::rebuild`] cell by cell: one bit set per non-empty cell, reusing the
+    /// storage. Cheaper than the row-at-once comparisons when rows are short and colours many,
+    /// as on the level boards' 9x9 turns.
+    pub(crate) fn rebuild_by_cells(&mut self, cells: &[u8], width: usize) {
+        debug_assert_eq!(cells.len(), width * self.height);
+        let colors = usize::from(cells.iter().copied().max().unwrap_or(EMPTY));
+        let stride = self.stride;
+        self.colors = colors;
+        self.words.clear();
+        self.words.resize(colors * stride, 0);
+        for (row, line) in cells.chunks_exact(width).enumerate() {
+            for (col, &cell) in line.iter().enumerate() {
+                if cell != EMPTY {
+                    self.words[(usize::from(cell) - 1) * stride + PAD_ABOVE + row] |= 1 << col;
+                }
+            }
+        }
+    }
+
+    /// The planes of a board, built by [`ColorPlanes::rebuild_by_cells`].
+    pub(crate) fn of_by_cells(board: &Board) -> Self {
+        let mut planes = Self {
+            width: board.width(),
+            height: board.height(),
+            colors: 0,
+            stride: PAD_ABOVE + board.height() + PAD_BELOW,
+            words: Vec::new(),
+        };
+        planes.rebuild_by_cells(board.cells(), board.width());
+        planes
+    }
+
+    /// Empties the cells of `cells` in the first `rows` rows, in every plane.
+    pub(crate) fn remove_cells(&mut self, cells: &CellSet, rows: usize) {
+        let (rows, stride) = (rows.min(self.height), self.stride);
+        for color in 0..self.colors {
+            let plane = &mut self.words[color * stride + PAD_ABOVE..][..rows];
+            for (line, &removed) in plane.iter_mut().zip(&cells.rows) {
+                *line &= !removed;
+            }
+        }
+    }
+
+    /// Puts colour `color` (`1..=16`) on the empty cell `(row, col)`.
+    #[inline]
+    pub(crate) fn add_cell(&mut self, row: usize, col: u32, color: u8) {
+        if usize::from(color) > self.colors {
+            self.reserve_colors(color);
+        }
+        let index = (usize::from(color) - 1) * self.stride + PAD_ABOVE + row;
+        self.words[index] |= 1 << col;
+    }
+
+    /// Takes colour `color` (`1..=16`, present in the planes) off the cell `(row, col)`.
+    #[inline]
+    pub(crate) fn remove_cell(&mut self, row: usize, col: u32, color: u8) {
+        let index = (usize::from(color) - 1) * self.stride + PAD_ABOVE + row;
+        self.words[index] &= !(1 << col);
+    }
+
+    /// Moves the tile of colour `color` (`1..=16`) at `(from, col)` to the empty cell
+    /// `(to, col)`.
+    #[inline]
+    pub(crate) fn move_cell(&mut self, from: usize, to: usize, col: usize, color: u8) {
+        let base = (usize::from(color) - 1) * self.stride + PAD_ABOVE;
+        self.words[base + from] &= !(1 << col);
+        self.words[base + to] |= 1 << col;
+    }
+
+    /// The cells holding any colour, row by row.
+    pub(crate) fn occupied(&self) -> CellSet {
+        let mut set = CellSet::new();
+        for color in 1..=self.colors {
+            let plane = &self.plane(color)[PAD_ABOVE..PAD_ABOVE + self.height];
+            for (out, &line) in set.rows.iter_mut().zip(plane) {
+                *out |= line;
+            }
+        }
+        set
+    }
+
     /// The planes of a board.
     pub(crate) fn of(board: &Board) -> Self {
         Self::new(board.cells(), board.width(), board.height())
+    }
+
+    /// Row `row` (`0..height`) of colour `color`'s plane: bit `c` set when cell `(row, c)`
+    /// holds `color`; 0 for colours beyond [`ColorPlanes::colors`] and for colour 0.
+    #[inline]
+    pub(crate) fn row_of(&self, color: u8, row: usize) -> u64 {
+        let color = usize::from(color);
+        if color == 0 || color > self.colors || row >= self.height {
+            return 0;
+        }
+        self.words[(color - 1) * self.stride + PAD_ABOVE + row]
     }
 
     /// The padded rows of colour `color` (`1..=colors`).
@@ -378,6 +476,46 @@ impl ColorPlanes {
             .sum()
     }
 
+    /// The valid swaps of a whole (run-free) board at once, as the masks of
+    /// [`ColorPlanes::swap_masks`] packed like [`ColorPlanes::count_valid_swaps_packed`]
+    /// packs the board (row `r`, column `c` is bit `r * (width + 1) + c`; bits naming no swap
+    /// cleared), and the cells holding any colour packed the same way; `None` when the board
+    /// does not fit that packing.
+    pub(crate) fn packed_swap_masks(&self) -> Option<(u128, u128, u128)> {
+        let (width, height) = (self.width, self.height);
+        let stride = width + 1;
+        if stride * height > 128 || 3 * stride >= 128 {
+            return None;
+        }
+        let row_cells = (1u128 << width) - 1;
+        let (mut right_origins, mut down_origins) = (0u128, 0u128);
+        for row in 0..height {
+            right_origins |= (row_cells >> 1) << (row * stride);
+            if row + 1 < height {
+                down_origins |= row_cells << (row * stride);
+            }
+        }
+        let (mut right, mut down, mut occupied) = (0u128, 0u128, 0u128);
+        for color in 1..=self.colors {
+            let plane = &self.plane(color)[PAD_ABOVE..PAD_ABOVE + height];
+            let line = pack_rows(plane, stride);
+            occupied |= line;
+            let (up1, up2) = (line << stride, line << (2 * stride));
+            let (down1, down2, down3) =
+                (line >> stride, line >> (2 * stride), line >> (3 * stride));
+            let across_vertical = (up1 & up2) | (down1 & down2) | (up1 & down1);
+            let across_here = across_horizontal_packed(line);
+            let across_below = across_horizontal_packed(down1);
+            let moves_right = line & (((line >> 2) & (line >> 3)) | (across_vertical >> 1));
+            let moves_left = (line >> 1) & (((line << 1) & (line << 2)) | across_vertical);
+            right |= (moves_right | moves_left) & !(line & (line >> 1));
+            let moves_down = line & (across_below | (down2 & down3));
+            let moves_up = down1 & (across_here | (up1 & up2));
+            down |= (moves_down | moves_up) & !(line & down1);
+        }
+        Some((right & right_origins, down & down_origins, occupied))
+    }
+
     /// [`ColorPlanes::count_valid_swaps`] for a board whose rows, each followed by one zero
     /// column, fit one `u128` (up to 10x10, 8x14, ...): the patterns of
     /// [`ColorPlanes::swap_masks`] on the whole board at once. Row `r`, column `c` is bit
@@ -481,6 +619,27 @@ fn byte_equality_mask(chunk: u64, color: u8) -> u64 {
 fn across_horizontal(line: u64) -> u64 {
     let (left1, left2, right1, right2) = (line << 1, line << 2, line >> 1, line >> 2);
     (left1 & left2) | (right1 & right2) | (left1 & right1)
+}
+
+/// The first `rows.len()` row masks packed into one word, row `r` at bit `r * stride` (the
+/// caller checks that they fit).
+#[inline]
+pub(crate) fn pack_rows(rows: &[u64], stride: usize) -> u128 {
+    rows.iter().enumerate().fold(0u128, |packed, (row, &mask)| {
+        packed | u128::from(mask) << (row * stride)
+    })
+}
+
+/// [`pack_rows`] for sparse sets: an empty row costs a test, no shift.
+#[inline]
+pub(crate) fn pack_sparse_rows(rows: &[u64], stride: usize) -> u128 {
+    let mut packed = 0u128;
+    for (row, &mask) in rows.iter().enumerate() {
+        if mask != 0 {
+            packed |= u128::from(mask) << (row * stride);
+        }
+    }
+    packed
 }
 
 /// [`across_horizontal`] on a packed board (see [`ColorPlanes::count_valid_swaps_packed`]).

@@ -1,22 +1,25 @@
 //! The level cascade (docs/rules.md section 6): combinations, firing chains, creation of
-//! specials, gravity through holes and refill, cell by cell.
+//! specials, gravity through holes and refill, on row masks (colour planes, tiles, specials)
+//! with buffers reused from step to step.
 
-use std::collections::VecDeque;
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, Range};
 
 use rand::Rng;
 
 use super::arrange::shuffle_level;
+use super::bits::KindMasks;
 use super::rules::{
-    Combination, exchange, judge_level_swap, level_gravity, level_refill, valid_swaps_of,
+    Combination, SettleBuffers, count_valid_swaps_on, count_valid_swaps_with, exchange,
+    judge_level_swap, level_gravity, level_refill, refill_cells, settle_cleared,
 };
 use super::{LevelBoard, PieceKind, Special, StableLevel};
-use crate::engine::board::{Board, EMPTY, MAX_COLOR, Position};
+use crate::engine::bitboard::{BitIter, CellSet, ColorPlanes};
+use crate::engine::board::{EMPTY, Position};
 use crate::engine::cascade::{CascadeOptions, Refill};
 use crate::engine::error::EngineError;
 use crate::engine::gravity::{Fall, Spawn};
 use crate::engine::moves::{Swap, SwapVerdict};
-use crate::engine::runs::{Group, find_groups};
+use crate::engine::runs::{Group, find_groups, groups_of};
 
 /// One step of a level cascade.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,14 +147,41 @@ pub fn resolve_level_swap_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     if let Some(rejection) = verdict.rejection() {
         return Err(EngineError::IllegalSwap(rejection));
     }
-    let mut board = level.into_level();
+    let (mut board, mut planes) = level.into_parts();
     board.board().checked_index("swap.a", swap.a)?;
     board.board().checked_index("swap.b", swap.b)?;
     let (a, b) = indices(&board, swap);
     exchange(&mut board, a, b);
+    // The two tiles trade places in the planes too (a bomb has no colour; both may have the
+    // same colour, so every removal comes before the additions).
+    let moves = [
+        (swap.a, swap.b, board.color(b)),
+        (swap.b, swap.a, board.color(a)),
+    ];
+    for &(from, _, color) in &moves {
+        if color != EMPTY {
+            planes.remove_cell(from.row as usize, from.col, color);
+        }
+    }
+    for &(_, to, color) in &moves {
+        if color != EMPTY {
+            planes.add_cell(to.row as usize, to.col, color);
+        }
+    }
     let trigger = Trigger { a, b, combination };
-    let total_score = cascade(&mut board, Some(trigger), 0, sink, options, rng)?;
-    Ok(finish(board, Vec::new(), total_score, options, rng))
+    // The board was stable: every run now holds `a` or `b`.
+    let rows = swap.a.row.max(swap.b.row) as usize + 1;
+    let mut scratch = Scratch::new(&board, planes, rows);
+    let total_score = cascade(
+        &mut board,
+        Some(trigger),
+        0,
+        &mut scratch,
+        sink,
+        options,
+        rng,
+    )?;
+    Ok(finish(board, &scratch, total_score, options, rng))
 }
 
 /// Resolves a level board as given: settles empty non-hole cells first (a step with no groups
@@ -206,17 +236,67 @@ pub fn resolve_level_board_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
             }
         }
     }
-    let total_score = cascade(&mut board, None, settling_steps, sink, options, rng)?;
-    Ok(finish(board, Vec::new(), total_score, options, rng))
+    let height = board.height();
+    let planes = ColorPlanes::of_by_cells(board.board());
+    let mut scratch = Scratch::new(&board, planes, height);
+    let total_score = cascade(
+        &mut board,
+        None,
+        settling_steps,
+        &mut scratch,
+        sink,
+        options,
+        rng,
+    )?;
+    Ok(finish(board, &scratch, total_score, options, rng))
+}
+
+/// What a cascade keeps from step to step: the colour planes and kind masks of the board at
+/// the start of the step (updated after each step where it changed), and reused buffers.
+struct Scratch {
+    /// Colour planes of the board being resolved.
+    planes: ColorPlanes,
+    /// Tile, special and bomb masks of the board being resolved.
+    masks: KindMasks,
+    /// Every run of the board starts in one of its first `rows` rows (runs can only appear
+    /// where cells changed).
+    rows: usize,
+    /// Specials waiting to fire in the current step, with the kind each fires as.
+    queue: Vec<(usize, PieceKind)>,
+    /// Buffers of gravity (see [`settle_cleared`]).
+    settle: SettleBuffers,
+    /// The cells cleared in the current step.
+    cleared: CellSet,
+    /// The cells of the current step's groups (its matched cells; none in a combination's
+    /// step 1).
+    in_group: CellSet,
+}
+
+impl Scratch {
+    /// The scratch for `board`, whose colour planes are `planes` and whose runs all start in
+    /// its first `rows` rows.
+    fn new(board: &LevelBoard, planes: ColorPlanes, rows: usize) -> Self {
+        debug_assert!(planes.describes(board.board()));
+        Self {
+            masks: KindMasks::of(board, &planes),
+            planes,
+            rows,
+            queue: Vec::new(),
+            settle: SettleBuffers::new(),
+            cleared: CellSet::new(),
+            in_group: CellSet::new(),
+        }
+    }
 }
 
 /// The cascade loop: step 1 of a combination clears its area; every other step clears the
 /// groups; each step fires the specials it cleared, creates specials, applies gravity and
-/// refill. Runs while the board has a run.
+/// refill. Runs while the board has a run. Leaves `scratch.planes` describing the final board.
 fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     board: &mut LevelBoard,
     mut trigger: Option<Trigger>,
     first_index: u32,
+    scratch: &mut Scratch,
     sink: &mut S,
     options: CascadeOptions,
     rng: &mut R,
@@ -226,10 +306,17 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     loop {
         let this_trigger = trigger.take();
         let combination = this_trigger.and_then(|t| t.combination.map(|c| (t, c)));
+        let height = board.height();
         let groups = if combination.is_some() {
+            reset(&mut scratch.in_group, height);
             Vec::new()
         } else {
-            find_groups(board.board())
+            let matched = scratch.planes.matched_from_rows(scratch.rows);
+            debug_assert!(matched == scratch.planes.matched());
+            for row in 0..height {
+                scratch.in_group.set_row(row, matched.row(row));
+            }
+            groups_of(&scratch.planes, &matched)
         };
         if groups.is_empty() && combination.is_none() {
             return Ok(total_score);
@@ -240,14 +327,32 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
                 max_steps: options.max_steps,
             });
         }
-        let cleared = clear_step(board, &groups, this_trigger, combination);
+        let cleared = clear_step(board, scratch, &groups, this_trigger, combination);
         let score = 10 * u64::from(index) * cleared.count as u64;
         total_score += score;
-        let falls = level_gravity(board);
+        let falls = settle_cleared(
+            board,
+            &scratch.cleared,
+            &mut scratch.settle,
+            Some((&mut scratch.masks, &mut scratch.planes)),
+        );
         let spawns = match options.refill {
-            Refill::Random { colors } => level_refill(board, colors, rng),
+            Refill::Random { colors } => {
+                let empty = &scratch.settle.empty;
+                scratch.masks.fill(empty, board.height());
+                let spawns = refill_cells(board, empty, colors, rng);
+                for spawn in &spawns {
+                    let (row, col) = (spawn.position.row as usize, spawn.position.col);
+                    scratch.planes.add_cell(row, col, spawn.color);
+                }
+                spawns
+            }
             Refill::None => Vec::new(),
         };
+        // New runs hold a changed cell: they start no lower than the lowest cleared row.
+        scratch.rows = cleared.rows;
+        debug_assert!(scratch.planes.describes(board.board()));
+        debug_assert!(scratch.masks == KindMasks::of(board, &scratch.planes));
         let step = LevelStep {
             index,
             groups,
@@ -265,32 +370,47 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     }
 }
 
-/// What the clearing part of a step did.
+/// What the clearing part of a step did (the cleared cells themselves are left in
+/// `Scratch::cleared`).
 struct Cleared {
     count: usize,
+    /// One past the lowest row holding a cleared cell.
+    rows: usize,
     fired: Vec<Special>,
     created: Vec<Special>,
     effect_cleared: Vec<Position>,
 }
 
-/// The cells of `area`, row-major, that hold a tile on the board `start`.
-fn tiles_in(start: &LevelBoard, mut area: impl FnMut(usize, usize) -> bool) -> Vec<usize> {
-    let width = start.width();
-    (0..start.len())
-        .filter(|&i| start.is_tile(i) && area(i / width, i % width))
-        .collect()
+/// Bits `from..=to` of a row mask, clipped to the 64 columns (`from` may be negative).
+fn span(from: isize, to: isize) -> u64 {
+    let from = from.max(0);
+    let to = to.min(63);
+    if from > to {
+        return 0;
+    }
+    (u64::MAX >> (63 - (to - from))) << from
 }
 
-/// The most common colour among the tiles of `start` (ties: the lowest), or `None` when it has
-/// no coloured tile.
-fn most_common_color(start: &LevelBoard) -> Option<u8> {
-    let mut counts = [0usize; MAX_COLOR as usize + 1];
-    for &color in start.board().cells() {
-        counts[usize::from(color)] += 1;
+/// The rows within `radius` of `center`, clipped to `height` rows.
+fn band(center: usize, radius: usize, height: usize) -> Range<usize> {
+    center.saturating_sub(radius)..(center + radius + 1).min(height)
+}
+
+/// Empties the first `height` rows of `set`.
+fn reset(set: &mut CellSet, height: usize) {
+    for row in 0..height {
+        set.set_row(row, 0);
     }
+}
+
+/// The most common colour among the tiles described by `planes` (ties: the lowest), or `None`
+/// when there is no coloured tile.
+fn most_common_color(planes: &ColorPlanes, height: usize) -> Option<u8> {
     let mut best = None;
-    for color in 1..=MAX_COLOR {
-        let count = counts[usize::from(color)];
+    for color in 1..=planes.colors() {
+        let count: u32 = (0..height)
+            .map(|row| planes.row_of(color, row).count_ones())
+            .sum();
         if count > 0 && best.is_none_or(|(_, c)| count > c) {
             best = Some((color, count));
         }
@@ -298,257 +418,350 @@ fn most_common_color(start: &LevelBoard) -> Option<u8> {
     best.map(|(color, _)| color)
 }
 
-/// The cells a special of `kind` at `cell` clears when it fires, row-major, on the board
-/// `start` (tiles only); `bomb_color` is the colour a bomb fires on.
-fn firing_area(
-    start: &LevelBoard,
-    cell: usize,
-    kind: PieceKind,
-    bomb_color: Option<u8>,
-) -> Vec<usize> {
-    let width = start.width();
-    let (row, col) = ((cell / width) as isize, (cell % width) as isize);
-    match kind {
-        PieceKind::Normal => Vec::new(),
-        PieceKind::StripedH => tiles_in(start, |r, _| r as isize == row),
-        PieceKind::StripedV => tiles_in(start, |_, c| c as isize == col),
-        PieceKind::Wrapped => tiles_in(start, |r, c| {
-            (r as isize - row).abs() <= 1 && (c as isize - col).abs() <= 1
-        }),
-        PieceKind::ColorBomb => match bomb_color {
-            Some(color) => (0..start.len())
-                .filter(|&i| start.color(i) == color)
-                .collect(),
-            None => Vec::new(),
-        },
+/// The tiles a combination clears in step 1 besides its two tiles, as whole rows (`rows`) and
+/// as the columns `columns` over the rows `column_rows`; the colour combinations (bomb +
+/// NORMAL / striped / wrapped) clear a colour instead, see [`clear_step`].
+fn combination_area(
+    combination: Combination,
+    (b_row, b_col): (usize, usize),
+    height: usize,
+) -> (Range<usize>, u64, Range<usize>) {
+    let col = b_col as isize;
+    match combination {
+        Combination::BombBomb => (0..height, 0, 0..0),
+        Combination::StripedStriped => (band(b_row, 0, height), span(col, col), 0..height),
+        Combination::StripedWrapped => (band(b_row, 1, height), span(col - 1, col + 1), 0..height),
+        Combination::WrappedWrapped => (0..0, span(col - 2, col + 2), band(b_row, 2, height)),
+        Combination::BombNormal | Combination::BombStriped | Combination::BombWrapped => {
+            (0..0, 0, 0..0)
+        }
     }
 }
 
-/// Clears one step on `board` (the board at the start of the step): the groups, or the
-/// combination's area; then every special so cleared fires, in queue order, until none is
-/// left; then the groups' specials are created. Returns the counts and events.
+/// Clears one step on `board` (the board at the start of the step, whose colour planes and
+/// kind masks are in `scratch`): the groups, or the combination's area; then every special so
+/// cleared fires, in queue order, until none is left; then the groups' specials are created.
+/// Leaves the cleared cells in `scratch.cleared` and the kind masks up to date; returns the
+/// counts and events.
 fn clear_step(
     board: &mut LevelBoard,
+    scratch: &mut Scratch,
     groups: &[Group],
     trigger: Option<Trigger>,
     combination: Option<(Trigger, Combination)>,
 ) -> Cleared {
-    let start = board.clone();
-    let (width, size) = (start.width(), start.len());
-    let mut cleared = vec![false; size];
-    // Cells whose special has been queued (or, for a combination's two tiles, consumed).
-    let mut queued = vec![false; size];
-    // The kind each cell fires as when it differs from its own (bomb + striped / wrapped).
-    let mut fire_as: Vec<Option<PieceKind>> = vec![None; size];
-    let mut in_group = vec![false; size];
-    for group in groups {
-        for &position in &group.cells {
-            let i = position.row as usize * width + position.col as usize;
-            cleared[i] = true;
-            in_group[i] = true;
-        }
+    let (width, height) = (board.width(), board.height());
+    let Scratch {
+        planes,
+        masks,
+        queue,
+        cleared,
+        in_group,
+        ..
+    } = scratch;
+    let tiles = &masks.tiles;
+    debug_assert!(groups.iter().all(|group| {
+        group
+            .cells
+            .iter()
+            .all(|p| in_group.row(p.row as usize) >> p.col & 1 == 1)
+    }));
+    // A combination's two tiles are consumed: cleared, never queued.
+    let consumed = combination.map(|(trigger, _)| [trigger.a, trigger.b]);
+    for row in 0..height {
+        cleared.set_row(row, in_group.row(row));
     }
+    // The colour whose cells fire as another kind than their own (bomb + striped / wrapped),
+    // and the combination saying which (striped: by the cell's parity).
+    let mut fire_as: Option<(u8, Combination)> = None;
     if let Some((trigger, combination)) = combination {
         let (a, b) = (trigger.a, trigger.b);
-        cleared[a] = true;
-        cleared[b] = true;
-        queued[a] = true;
-        queued[b] = true;
-        let (b_row, b_col) = ((b / width) as isize, (b % width) as isize);
+        for i in [a, b] {
+            let (row, bit) = (i / width, 1u64 << (i % width));
+            cleared.set_row(row, cleared.row(row) | bit);
+        }
         // The colour of the non-bomb tile (both are at their swapped places now).
-        let c = if start.kind(a) == PieceKind::ColorBomb {
-            start.color(b)
+        let c = if board.kind(a) == PieceKind::ColorBomb {
+            board.color(b)
         } else {
-            start.color(a)
+            board.color(a)
         };
-        let area: Vec<usize> = match combination {
+        match combination {
             Combination::BombNormal | Combination::BombStriped | Combination::BombWrapped => {
-                (0..size).filter(|&i| start.color(i) == c).collect()
-            }
-            Combination::BombBomb => tiles_in(&start, |_, _| true),
-            Combination::StripedStriped => {
-                tiles_in(&start, |r, c| r as isize == b_row || c as isize == b_col)
-            }
-            Combination::StripedWrapped => tiles_in(&start, |r, c| {
-                (r as isize - b_row).abs() <= 1 || (c as isize - b_col).abs() <= 1
-            }),
-            Combination::WrappedWrapped => tiles_in(&start, |r, c| {
-                (r as isize - b_row).abs() <= 2 && (c as isize - b_col).abs() <= 2
-            }),
-        };
-        for i in area {
-            cleared[i] = true;
-            fire_as[i] = match combination {
-                Combination::BombStriped if (i / width + i % width) % 2 == 0 => {
-                    Some(PieceKind::StripedH)
+                for row in 0..height {
+                    cleared.set_row(row, cleared.row(row) | planes.row_of(c, row));
                 }
-                Combination::BombStriped => Some(PieceKind::StripedV),
-                Combination::BombWrapped => Some(PieceKind::Wrapped),
-                _ => None,
-            };
-        }
-    }
-    // The queue, seeded row-major with everything cleared so far that fires.
-    let mut queue: VecDeque<(usize, PieceKind)> = VecDeque::new();
-    for i in 0..size {
-        if cleared[i] && !queued[i] {
-            let kind = fire_as[i].unwrap_or(start.kind(i));
-            if kind.is_special() {
-                queued[i] = true;
-                queue.push_back((i, kind));
+                if combination != Combination::BombNormal {
+                    fire_as = Some((c, combination));
+                }
+            }
+            _ => {
+                let (rows, columns, column_rows) =
+                    combination_area(combination, (b / width, b % width), height);
+                for row in rows {
+                    cleared.set_row(row, cleared.row(row) | tiles.row(row));
+                }
+                for row in column_rows {
+                    cleared.set_row(row, cleared.row(row) | (tiles.row(row) & columns));
+                }
             }
         }
     }
-    let bomb_color = most_common_color(&start);
-    let mut fired = Vec::new();
-    while let Some((cell, kind)) = queue.pop_front() {
-        fired.push(Special {
-            position: start.board().position_of(cell),
-            kind,
-            color: start.color(cell),
-        });
-        for i in firing_area(&start, cell, kind, bomb_color) {
-            if cleared[i] {
+    let fires_as = |row: usize, col: u32| -> Option<PieceKind> {
+        let (color, combination) = fire_as?;
+        if planes.row_of(color, row) >> col & 1 == 0 {
+            return None;
+        }
+        Some(match combination {
+            Combination::BombStriped if (row + col as usize).is_multiple_of(2) => {
+                PieceKind::StripedH
+            }
+            Combination::BombStriped => PieceKind::StripedV,
+            _ => PieceKind::Wrapped,
+        })
+    };
+    // The queue, seeded row-major with everything cleared so far that fires. Every cell
+    // queued from here on is cleared when it is queued, and a firing queues only cells it
+    // newly clears: nothing is queued twice.
+    queue.clear();
+    for row in 0..height {
+        let mut candidates = cleared.row(row);
+        for &i in consumed.iter().flatten() {
+            if i / width == row {
+                candidates &= !(1 << (i % width));
+            }
+        }
+        if fire_as.is_none() {
+            candidates &= masks.specials.row(row);
+        }
+        for col in BitIter(candidates) {
+            let i = row * width + col as usize;
+            let kind = fires_as(row, col).unwrap_or(board.kind(i));
+            if kind.is_special() {
+                queue.push((i, kind));
+            }
+        }
+    }
+    let mut bomb_color = None;
+    let mut head = 0;
+    while let Some(&(cell, kind)) = queue.get(head) {
+        head += 1;
+        let (at_row, at_col) = (cell / width, cell % width);
+        let col = at_col as isize;
+        // The rows the firing reaches, and the columns it clears there (among the tiles).
+        let (rows, columns) = match kind {
+            PieceKind::Normal => (0..0, 0),
+            PieceKind::StripedH => (band(at_row, 0, height), u64::MAX),
+            PieceKind::StripedV => (0..height, span(col, col)),
+            PieceKind::Wrapped => (band(at_row, 1, height), span(col - 1, col + 1)),
+            PieceKind::ColorBomb => (0..height, u64::MAX),
+        };
+        let color = if kind == PieceKind::ColorBomb {
+            *bomb_color.get_or_insert_with(|| most_common_color(planes, height))
+        } else {
+            None
+        };
+        for row in rows {
+            let area = match color {
+                Some(color) => planes.row_of(color, row),
+                None if kind == PieceKind::ColorBomb => 0,
+                None => tiles.row(row) & columns,
+            };
+            let fresh = area & !cleared.row(row);
+            if fresh == 0 {
                 continue;
             }
-            cleared[i] = true;
-            if start.kind(i).is_special() && !queued[i] {
-                queued[i] = true;
-                queue.push_back((i, start.kind(i)));
+            cleared.set_row(row, cleared.row(row) | fresh);
+            let firing = fresh & masks.specials.row(row);
+            for col in BitIter(firing) {
+                let i = row * width + col as usize;
+                queue.push((i, board.kind(i)));
             }
         }
     }
-    let count = cleared.iter().filter(|&&c| c).count();
-    let effect_cleared = (0..size)
-        .filter(|&i| cleared[i] && !in_group[i])
-        .map(|i| start.board().position_of(i))
+    let fired = queue
+        .iter()
+        .map(|&(cell, kind)| Special {
+            position: board.board().position_of(cell),
+            kind,
+            color: board.color(cell),
+        })
         .collect();
+    let (mut count, mut effect_count, mut rows) = (0, 0, 0);
+    for row in 0..height {
+        let line = cleared.row(row);
+        count += line.count_ones() as usize;
+        effect_count += (line & !in_group.row(row)).count_ones() as usize;
+        if line != 0 {
+            rows = row + 1;
+        }
+    }
+    let mut effect_cleared = Vec::with_capacity(effect_count);
+    if effect_count > 0 {
+        for row in 0..height {
+            let effect = cleared.row(row) & !in_group.row(row);
+            effect_cleared.extend(BitIter(effect).map(|col| Position::new(row as u32, col)));
+        }
+    }
     let mut created: Vec<Special> = groups
         .iter()
-        .filter_map(|group| creation(&start, group, trigger))
+        .filter_map(|group| creation(planes, height, group, width, trigger))
         .collect();
     created.sort_unstable_by_key(|special| special.position);
+    masks.remove(cleared, height);
+    planes.remove_cells(cleared, height);
     let (colors, kinds, _) = board.parts_mut();
-    for i in (0..size).filter(|&i| cleared[i]) {
-        colors[i] = EMPTY;
-        kinds[i] = PieceKind::Normal;
+    for row in 0..height {
+        for col in BitIter(cleared.row(row)) {
+            let i = row * width + col as usize;
+            colors[i] = EMPTY;
+            kinds[i] = PieceKind::Normal;
+        }
     }
     for special in &created {
         let i = special.position.row as usize * width + special.position.col as usize;
         colors[i] = special.color;
         kinds[i] = special.kind;
+        let row = special.position.row as usize;
+        masks.place(row, special.position.col, special.kind);
+        if special.color != EMPTY {
+            planes.add_cell(row, special.position.col, special.color);
+        }
     }
     Cleared {
         count,
+        rows,
         fired,
         created,
         effect_cleared,
     }
 }
 
-/// A maximal line of 3+ cells of one colour: its cells in order, and its direction.
-struct Run {
-    cells: Vec<usize>,
-    horizontal: bool,
-}
-
-/// The runs of `board` whose cells all lie in `members`, ordered by first cell (row-major;
-/// a horizontal run before a vertical one from the same cell).
-fn runs_within(board: &Board, members: &[bool]) -> Vec<Run> {
-    let (width, height) = (board.width(), board.height());
-    let mut runs = Vec::new();
-    let mut scan = |line: Vec<usize>, horizontal: bool| {
-        let mut start = 0;
-        while start < line.len() {
-            let color = board.at(line[start]);
-            let mut end = start + 1;
-            while end < line.len() && board.at(line[end]) == color {
-                end += 1;
-            }
-            if color != EMPTY && end - start >= 3 && members[line[start]] {
-                runs.push(Run {
-                    cells: line[start..end].to_vec(),
-                    horizontal,
-                });
-            }
-            start = end;
-        }
-    };
-    for row in 0..height {
-        scan((0..width).map(|c| row * width + c).collect(), true);
-    }
-    for col in 0..width {
-        scan((0..height).map(|r| r * width + col).collect(), false);
-    }
-    runs.sort_by_key(|run| (run.cells[0], !run.horizontal));
-    runs
-}
-
 /// The special a cleared group creates, by the first rule that applies: a straight run of 5+
 /// makes a colour bomb; a horizontal and a vertical run sharing a cell make a wrapped piece; a
 /// run of exactly 4 makes a striped piece across it. Placed at the swapped cell the group holds
 /// in step 1 of a swap, otherwise at the shape's anchor.
-fn creation(start: &LevelBoard, group: &Group, trigger: Option<Trigger>) -> Option<Special> {
-    let board = start.board();
-    let width = board.width();
-    let mut members = vec![false; start.len()];
-    for position in &group.cells {
-        members[position.row as usize * width + position.col as usize] = true;
+///
+/// Works on row masks: the runs of a group are the runs of its colour (from `planes`, the
+/// board at the start of the step) inside it, since a run lies wholly in one group. The anchor
+/// of rules 1 and 3 is the first cell (row-major) starting a qualifying run, a horizontal run
+/// before a vertical one from the same cell.
+fn creation(
+    planes: &ColorPlanes,
+    height: usize,
+    group: &Group,
+    width: usize,
+    trigger: Option<Trigger>,
+) -> Option<Special> {
+    // Every rule needs a run of 4 or more.
+    if group.cells.len() < 4 {
+        return None;
     }
-    let runs = runs_within(board, &members);
-    let mut in_h = vec![false; start.len()];
-    let mut in_v = vec![false; start.len()];
-    for run in &runs {
-        for &i in &run.cells {
-            if run.horizontal {
-                in_h[i] = true;
-            } else {
-                in_v[i] = true;
-            }
+    let color = group.color;
+    let mut members = CellSet::new();
+    for position in &group.cells {
+        let row = position.row as usize;
+        members.set_row(row, members.row(row) | 1 << position.col);
+    }
+    let first = group.cells[0].row as usize;
+    let last = group.cells[group.cells.len() - 1].row as usize;
+    let line = |row: isize| -> u64 {
+        if row < 0 {
+            0
+        } else {
+            planes.row_of(color, row as usize)
+        }
+    };
+    // Cells of the group in a horizontal run, and in a vertical run.
+    let mut horizontal = CellSet::new();
+    let mut vertical = CellSet::new();
+    for row in first..=last {
+        let r = row as isize;
+        let here = line(r);
+        let starts = here & (here >> 1) & (here >> 2);
+        horizontal.set_row(row, (starts | starts << 1 | starts << 2) & members.row(row));
+        let (up2, up1, down1, down2) = (line(r - 2), line(r - 1), line(r + 1), line(r + 2));
+        let in_column = (up2 & up1 & here) | (up1 & here & down1) | (here & down1 & down2);
+        vertical.set_row(row, in_column & members.row(row));
+    }
+    let at = |set: &CellSet, row: usize| if row < height { set.row(row) } else { 0 };
+    // Run starts of each length class, row by row: (5+ horizontal, 5+ vertical, exactly 4
+    // horizontal, exactly 4 vertical).
+    let starts_of = |row: usize| -> (u64, u64, u64, u64) {
+        let h = horizontal.row(row);
+        let h_start = h & !(h << 1);
+        let h4 = h_start & (h >> 1) & (h >> 2) & (h >> 3);
+        let v = vertical.row(row);
+        let v_start = v & !(if row > 0 { vertical.row(row - 1) } else { 0 });
+        let v4 = v_start & at(&vertical, row + 1) & at(&vertical, row + 2) & at(&vertical, row + 3);
+        let v5 = v4 & at(&vertical, row + 4);
+        let h5 = h4 & (h >> 4);
+        (h5, v5, h4 & !h5, v4 & !v5)
+    };
+    let cell_at = |row: usize, mask: u64| row * width + mask.trailing_zeros() as usize;
+    let mut shape = None;
+    for row in first..=last {
+        let (h5, v5, _, _) = starts_of(row);
+        if h5 | v5 != 0 {
+            shape = Some((PieceKind::ColorBomb, cell_at(row, h5 | v5)));
+            break;
         }
     }
-    let crossing = (0..start.len()).find(|&i| in_h[i] && in_v[i]);
-    let (kind, anchor) = if let Some(run) = runs.iter().find(|run| run.cells.len() >= 5) {
-        (PieceKind::ColorBomb, run.cells[0])
-    } else if let Some(cell) = crossing {
-        (PieceKind::Wrapped, cell)
-    } else if let Some(run) = runs.iter().find(|run| run.cells.len() == 4) {
-        let kind = if run.horizontal {
-            PieceKind::StripedV
-        } else {
-            PieceKind::StripedH
-        };
-        (kind, run.cells[0])
-    } else {
-        return None;
-    };
+    if shape.is_none() {
+        shape = (first..=last).find_map(|row| {
+            let crossing = horizontal.row(row) & vertical.row(row);
+            (crossing != 0).then(|| (PieceKind::Wrapped, cell_at(row, crossing)))
+        });
+    }
+    if shape.is_none() {
+        shape = (first..=last).find_map(|row| {
+            let (_, _, h4, v4) = starts_of(row);
+            let starts = h4 | v4;
+            if starts == 0 {
+                return None;
+            }
+            let first_start = starts & starts.wrapping_neg();
+            let kind = if h4 & first_start != 0 {
+                PieceKind::StripedV
+            } else {
+                PieceKind::StripedH
+            };
+            Some((kind, cell_at(row, starts)))
+        });
+    }
+    let (kind, anchor) = shape?;
+    let holds = |i: usize| members.row(i / width) >> (i % width) & 1 == 1;
     let cell = trigger
-        .and_then(|t| [t.a, t.b].into_iter().find(|&i| members[i]))
+        .and_then(|t| [t.a, t.b].into_iter().find(|&i| holds(i)))
         .unwrap_or(anchor);
     Some(Special {
-        position: board.position_of(cell),
+        position: Position::new((cell / width) as u32, (cell % width) as u32),
         kind,
         color: if kind == PieceKind::ColorBomb {
             EMPTY
         } else {
-            group.color
+            color
         },
     })
 }
 
-/// Judges the run-free final board: stable, dead, valid swaps; shuffles a dead board under
-/// RANDOM refill with `auto_shuffle`.
+/// Judges the run-free final board (whose colour planes and kind masks are in `scratch`):
+/// stable, dead, valid swaps; shuffles a dead board under RANDOM refill with `auto_shuffle`.
 fn finish<R: Rng + ?Sized>(
     board: LevelBoard,
-    steps: Vec<LevelStep>,
+    scratch: &Scratch,
     total_score: u64,
     options: CascadeOptions,
     rng: &mut R,
 ) -> LevelOutcome {
+    // Stable when every non-hole cell holds a tile (the board has no run left).
+    let holes = board.holes().iter().filter(|&&hole| hole).count();
+    let tiles = scratch.masks.tiles.len_within(board.height());
+    debug_assert_eq!(tiles + holes == board.len(), !board.has_empty_cell());
     let mut outcome = LevelOutcome {
-        stable: !board.has_empty_cell(),
+        stable: tiles + holes == board.len(),
         board,
-        steps,
+        steps: Vec::new(),
         total_score,
         board_before_shuffle: None,
         dead: false,
@@ -557,7 +770,8 @@ fn finish<R: Rng + ?Sized>(
     if !outcome.stable {
         return outcome;
     }
-    outcome.valid_swap_count = valid_swaps_of(&outcome.board, usize::MAX).len();
+    outcome.valid_swap_count =
+        count_valid_swaps_with(&outcome.board, &scratch.planes, &scratch.masks);
     outcome.dead = outcome.valid_swap_count == 0;
     let may_shuffle = matches!(options.refill, Refill::Random { .. }) && options.auto_shuffle;
     // No playable permutation is not an error here: the move itself was legal.
@@ -566,7 +780,8 @@ fn finish<R: Rng + ?Sized>(
         && let Ok(shuffled) = shuffle_level(&outcome.board, rng)
     {
         let shuffled = shuffled.into_level();
-        outcome.valid_swap_count = valid_swaps_of(&shuffled, usize::MAX).len();
+        let planes = ColorPlanes::of(shuffled.board());
+        outcome.valid_swap_count = count_valid_swaps_on(&shuffled, &planes);
         outcome.dead = false;
         outcome.board_before_shuffle = Some(std::mem::replace(&mut outcome.board, shuffled));
     }

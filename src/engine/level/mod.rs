@@ -1,17 +1,20 @@
 //! Level boards (docs/rules.md section 6): a swap-family board with a hole mask and per-cell
 //! piece kinds (striped, wrapped, colour bomb).
 //!
-//! Plain boards never come here: they keep the bitboard path of sections 1-2. This module is a
-//! straightforward cell-by-cell implementation of the section 6 rules, written for clarity and
-//! exactness: a [`LevelBoard`] keeps the colours in an ordinary [`Board`] (0 for empty cells,
-//! holes and colour bombs, so runs found on the colours alone are exactly the level's runs: a
-//! hole or a bomb breaks every line), plus one hole flag and one [`PieceKind`] per cell.
+//! Plain boards never come here: they keep the bitboard path of sections 1-2. A [`LevelBoard`]
+//! keeps the colours in an ordinary [`Board`] (0 for empty cells, holes and colour bombs, so
+//! runs found on the colours alone are exactly the level's runs: a hole or a bomb breaks every
+//! line), plus one hole flag and one [`PieceKind`] per cell. Runs, groups, valid swaps and the
+//! areas specials clear are computed on the plain engine's colour planes plus one row mask
+//! each for tiles, specials and bombs; only the events reported are built cell by cell.
 
 mod arrange;
+mod bits;
 mod cascade;
 mod rules;
 
 use std::fmt;
+use std::sync::Arc;
 
 pub use arrange::{generate_level_board, shuffle_level};
 pub use cascade::{
@@ -20,6 +23,7 @@ pub use cascade::{
 };
 pub use rules::{Combination, count_level_valid_swaps, judge_level_swap, level_valid_swaps};
 
+use super::bitboard::ColorPlanes;
 use super::board::{Board, COLOR_LETTERS, EMPTY, Position, color_char, color_from_char};
 use super::error::{BoardError, EngineError, LevelError};
 use super::runs::{has_run, matched_positions};
@@ -81,7 +85,9 @@ pub struct Special {
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct LevelBoard {
     board: Board,
-    holes: Vec<bool>,
+    /// Shared between copies: a cascade never changes the holes, and each step's board is a
+    /// copy.
+    holes: Arc<[bool]>,
     kinds: Vec<PieceKind>,
 }
 
@@ -132,7 +138,7 @@ impl LevelBoard {
         }
         Ok(Self {
             board,
-            holes,
+            holes: holes.into(),
             kinds,
         })
     }
@@ -142,7 +148,7 @@ impl LevelBoard {
         debug_assert!(Self::new(board.clone(), holes.clone(), kinds.clone()).is_ok());
         Self {
             board,
-            holes,
+            holes: holes.into(),
             kinds,
         }
     }
@@ -337,24 +343,48 @@ impl fmt::Debug for LevelBoard {
 }
 
 /// A level board with no run and no empty non-hole cell: the only level board the rules judge
-/// swaps on.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct StableLevel(LevelBoard);
+/// swaps on. Like [`crate::engine::StableBoard`], it keeps the colour planes its stability
+/// check built, for the cascade to start from.
+#[derive(Clone)]
+pub struct StableLevel {
+    level: LevelBoard,
+    planes: ColorPlanes,
+}
 
 impl StableLevel {
     /// The board.
     pub fn level(&self) -> &LevelBoard {
-        &self.0
+        &self.level
     }
 
     /// Gives the board back.
     pub fn into_level(self) -> LevelBoard {
-        self.0
+        self.level
+    }
+
+    /// The board and its colour planes.
+    pub(crate) fn into_parts(self) -> (LevelBoard, ColorPlanes) {
+        (self.level, self.planes)
     }
 
     pub(crate) fn new_unchecked(level: LevelBoard) -> Self {
         debug_assert!(is_level_stable(&level));
-        Self(level)
+        let planes = ColorPlanes::of(level.board());
+        Self { level, planes }
+    }
+}
+
+impl PartialEq for StableLevel {
+    fn eq(&self, other: &Self) -> bool {
+        self.level == other.level
+    }
+}
+
+impl Eq for StableLevel {}
+
+impl fmt::Debug for StableLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("StableLevel").field(&self.level).finish()
     }
 }
 
@@ -369,8 +399,9 @@ impl TryFrom<LevelBoard> for StableLevel {
     /// # Errors
     /// [`EngineError::UnstableBoard`] listing the empty non-hole cells and the matched cells.
     fn try_from(level: LevelBoard) -> Result<Self, Self::Error> {
-        if is_level_stable(&level) {
-            return Ok(Self(level));
+        let planes = ColorPlanes::of(level.board());
+        if !level.has_empty_cell() && !planes.has_run() {
+            return Ok(Self { level, planes });
         }
         Err(EngineError::UnstableBoard {
             empty_cells: level.empty_cells(),

@@ -3,7 +3,9 @@
 
 use rand::Rng;
 
+use super::bits::{KindMasks, level_swap_masks, packed_valid_swap_count};
 use super::{LevelBoard, PieceKind, StableLevel};
+use crate::engine::bitboard::{BitIter, CellSet, ColorPlanes};
 use crate::engine::board::{EMPTY, Position};
 use crate::engine::gravity::{Fall, Spawn};
 use crate::engine::moves::{Swap, SwapVerdict, swap_makes_match};
@@ -88,23 +90,53 @@ pub fn level_valid_swaps(level: &StableLevel) -> Vec<(Swap, Option<Combination>)
 
 /// Number of valid swaps of a stable level board, combinations included.
 pub fn count_level_valid_swaps(level: &StableLevel) -> usize {
-    valid_swaps_of(level.level(), usize::MAX).len()
+    let board = level.level();
+    count_valid_swaps_on(board, &ColorPlanes::of(board.board()))
 }
 
-/// Up to `limit` valid swaps of `level`, in [`level_valid_swaps`] order.
+/// Number of valid swaps of `level`, a run-free board whose colour planes are `planes` (the
+/// same count as [`valid_swaps_of`] lists).
+pub(super) fn count_valid_swaps_on(level: &LevelBoard, planes: &ColorPlanes) -> usize {
+    count_valid_swaps_with(level, planes, &KindMasks::of(level, planes))
+}
+
+/// [`count_valid_swaps_on`] with the board's kind masks already at hand.
+pub(super) fn count_valid_swaps_with(
+    level: &LevelBoard,
+    planes: &ColorPlanes,
+    masks: &KindMasks,
+) -> usize {
+    debug_assert!(*masks == KindMasks::of(level, planes));
+    let (width, height) = (level.width(), level.height());
+    if let Some(count) = packed_valid_swap_count(planes, masks, (width, height)) {
+        return count;
+    }
+    (0..height)
+        .map(|row| {
+            let (right, down) = level_swap_masks(planes, masks, row, height);
+            (right.count_ones() + down.count_ones()) as usize
+        })
+        .sum()
+}
+
+/// Up to `limit` valid swaps of `level` (a run-free board), in [`level_valid_swaps`] order.
 pub(super) fn valid_swaps_of(level: &LevelBoard, limit: usize) -> Vec<(Swap, Option<Combination>)> {
-    let (width, height) = (level.width() as u32, level.height() as u32);
+    let planes = ColorPlanes::of(level.board());
+    let masks = KindMasks::of(level, &planes);
+    let (width, height) = (level.width(), level.height());
     let mut swaps = Vec::new();
     for row in 0..height {
-        for col in 0..width {
-            let a = Position::new(row, col);
-            for b in [Position::new(row, col + 1), Position::new(row + 1, col)] {
-                if b.row >= height || b.col >= width {
-                    continue;
-                }
-                let swap = Swap::new(a, b);
-                if let (SwapVerdict::Ok, combination) = judge_level_swap(level, swap) {
-                    swaps.push((swap, combination));
+        let (right, down) = level_swap_masks(&planes, &masks, row, height);
+        for col in BitIter(right | down) {
+            let a = row * width + col as usize;
+            let from = Position::new(row as u32, col);
+            for (valid, b, to) in [
+                (right, a + 1, Position::new(row as u32, col + 1)),
+                (down, a + width, Position::new(row as u32 + 1, col)),
+            ] {
+                if valid >> col & 1 == 1 {
+                    let combination = Combination::of(level.kind(a), level.kind(b));
+                    swaps.push((Swap::new(from, to), combination));
                     if swaps.len() >= limit {
                         return swaps;
                     }
@@ -126,40 +158,122 @@ pub(super) fn exchange(level: &mut LevelBoard, a: usize, b: usize) {
 /// tiles move to the lowest slots keeping their order. Returns the falls ordered by `from` in
 /// row-major order.
 pub(super) fn level_gravity(level: &mut LevelBoard) -> Vec<Fall> {
+    let mut everywhere = CellSet::new();
+    for row in 0..level.height() {
+        everywhere.set_row(row, u64::MAX);
+    }
+    settle_cleared(level, &everywhere, &mut SettleBuffers::new(), None)
+}
+
+/// Buffers [`settle_cleared`] reuses between calls, and the empty cells it leaves.
+pub(super) struct SettleBuffers {
+    /// The cells whose tile moved.
+    moved: CellSet,
+    /// After [`settle_cleared`]: the empty non-hole cells of the cleared columns (the cells
+    /// refill fills).
+    pub(super) empty: CellSet,
+}
+
+impl SettleBuffers {
+    /// Empty buffers.
+    pub(super) fn new() -> Self {
+        Self {
+            moved: CellSet::new(),
+            empty: CellSet::new(),
+        }
+    }
+}
+
+/// [`level_gravity`] after the cells of `cleared` were emptied, on a board that was settled
+/// before (every non-hole cell below a column's lowest cleared cell holds a tile, so only the
+/// rows above it move). Returns the falls, ordered by `from` in row-major order, and leaves in
+/// `buffers.empty` the empty non-hole cells of the cleared columns afterwards. `bits`, when
+/// given, are the board's kind masks and colour planes, kept up to date.
+pub(super) fn settle_cleared(
+    level: &mut LevelBoard,
+    cleared: &CellSet,
+    buffers: &mut SettleBuffers,
+    mut bits: Option<(&mut KindMasks, &mut ColorPlanes)>,
+) -> Vec<Fall> {
     let (width, height) = (level.width(), level.height());
-    let mut falls = Vec::new();
-    for col in 0..width {
-        let slots: Vec<usize> = (0..height)
-            .map(|row| row * width + col)
-            .filter(|&i| !level.is_hole(i))
-            .collect();
-        let tiles: Vec<usize> = slots
-            .iter()
-            .copied()
-            .filter(|&i| level.is_tile(i))
-            .collect();
-        let first_slot = slots.len() - tiles.len();
-        let moves: Vec<(usize, usize)> = tiles
-            .iter()
-            .zip(&slots[first_slot..])
-            .map(|(&from, &to)| (from, to))
-            .collect();
-        let (colors, kinds, _) = level.parts_mut();
-        // Deepest first: a target is never above its source, so nothing is overwritten.
-        for &(from, to) in moves.iter().rev() {
-            if from != to {
+    let SettleBuffers { moved, empty } = buffers;
+    let mut columns = 0;
+    for row in 0..height {
+        columns |= cleared.row(row);
+        moved.set_row(row, 0);
+        empty.set_row(row, 0);
+    }
+    let columns = columns & (u64::MAX >> (64 - width));
+    // The lowest cleared row of each cleared column.
+    let mut lowest = [0u8; 64];
+    let mut pending = columns;
+    for row in (0..height).rev() {
+        let hit = cleared.row(row) & pending;
+        for col in BitIter(hit) {
+            lowest[col as usize] = row as u8;
+        }
+        pending &= !hit;
+        if pending == 0 {
+            break;
+        }
+    }
+    // By column, the rows the moved tiles landed in: tiles keep their order, so the k-th
+    // moved tile from the top lands in the k-th of these rows from the top.
+    let mut landed = [0u64; 64];
+    let mut fallen = 0;
+    let (colors, kinds, holes) = level.parts_mut();
+    for col in BitIter(columns) {
+        let col = col as usize;
+        let lowest = usize::from(lowest[col]);
+        // The next tile up lands in the lowest free slot at or above row `target - 1`: never
+        // above the tile, so nothing is overwritten.
+        let mut target = lowest + 1;
+        for row in (0..=lowest).rev() {
+            let from = row * width + col;
+            let is_tile = colors[from] != EMPTY || kinds[from] == PieceKind::ColorBomb;
+            if holes[from] || !is_tile {
+                continue;
+            }
+            target -= 1;
+            while holes[target * width + col] {
+                target -= 1;
+            }
+            if target != row {
+                let to = target * width + col;
                 colors[to] = colors[from];
                 kinds[to] = kinds[from];
                 colors[from] = EMPTY;
                 kinds[from] = PieceKind::Normal;
-                falls.push(Fall {
-                    from: Position::new((from / width) as u32, col as u32),
-                    to: Position::new((to / width) as u32, col as u32),
-                });
+                moved.set_row(row, moved.row(row) | 1 << col);
+                landed[col] |= 1 << target;
+                fallen += 1;
+                if let Some((masks, planes)) = bits.as_mut() {
+                    masks.fall(row, target, col);
+                    if colors[to] != EMPTY {
+                        planes.move_cell(row, target, col, colors[to]);
+                    }
+                }
+            }
+        }
+        // Every slot above the last one filled is now empty.
+        for row in 0..target {
+            if !holes[row * width + col] {
+                empty.set_row(row, empty.row(row) | 1 << col);
             }
         }
     }
-    falls.sort_unstable_by_key(|fall| (fall.from.row, fall.from.col));
+    let mut falls = Vec::with_capacity(fallen);
+    for row in 0..height {
+        for col in BitIter(moved.row(row)) {
+            let rows = &mut landed[col as usize];
+            let to = rows.trailing_zeros();
+            *rows &= *rows - 1;
+            falls.push(Fall {
+                from: Position::new(row as u32, col),
+                to: Position::new(to, col),
+            });
+        }
+    }
     falls
 }
 
@@ -171,19 +285,31 @@ pub(super) fn level_refill<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> Vec<Spawn> {
     let width = level.width();
-    let mut spawns = Vec::new();
-    for index in 0..level.len() {
-        if level.is_hole(index) || level.is_tile(index) {
-            continue;
-        }
+    let mut empty = CellSet::new();
+    for index in (0..level.len()).filter(|&i| !level.is_hole(i) && !level.is_tile(i)) {
+        let row = index / width;
+        empty.set_row(row, empty.row(row) | 1 << (index % width));
+    }
+    refill_cells(level, &empty, colors, rng)
+}
+
+/// Fills the cells of `empty` (empty non-hole cells of `level`), in row-major order, with a
+/// NORMAL tile of a colour drawn uniformly from `1..=colors`.
+pub(super) fn refill_cells<R: Rng + ?Sized>(
+    level: &mut LevelBoard,
+    empty: &CellSet,
+    colors: u8,
+    rng: &mut R,
+) -> Vec<Spawn> {
+    let (width, height) = (level.width(), level.height());
+    let mut spawns = Vec::with_capacity(empty.len_within(height));
+    let (cells, kinds, _) = level.parts_mut();
+    for position in empty.positions(height) {
+        let index = position.row as usize * width + position.col as usize;
         let color = rng.random_range(1..=colors);
-        let (cells, kinds, _) = level.parts_mut();
         cells[index] = color;
         kinds[index] = PieceKind::Normal;
-        spawns.push(Spawn {
-            position: Position::new((index / width) as u32, (index % width) as u32),
-            color,
-        });
+        spawns.push(Spawn { position, color });
     }
     spawns
 }
@@ -191,6 +317,7 @@ pub(super) fn level_refill<R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::board::Board;
 
     fn level(text: &str) -> LevelBoard {
         LevelBoard::parse(text).unwrap()
@@ -290,6 +417,88 @@ mod tests {
                 (swap((2, 1), (2, 2)), Some(Combination::BombNormal)),
             ]
         );
+    }
+
+    /// A random run-free level board: about 10% holes, 10% specials (a third of them bombs).
+    fn random_stable_level(
+        rng: &mut impl Rng,
+        width: usize,
+        height: usize,
+        colors: u8,
+    ) -> Option<StableLevel> {
+        let mut cells = vec![0u32; width * height];
+        let mut holes = vec![false; width * height];
+        let mut kinds = vec![PieceKind::Normal; width * height];
+        for index in 0..width * height {
+            if rng.random_bool(0.1) {
+                holes[index] = true;
+                continue;
+            }
+            if rng.random_bool(0.03) {
+                kinds[index] = PieceKind::ColorBomb;
+                continue;
+            }
+            let (row, col) = (index / width, index % width);
+            let same = |i: usize, color: u32| !holes[i] && cells[i] == color;
+            let mut color = rng.random_range(1..=u32::from(colors));
+            for _ in 0..colors {
+                let left = col >= 2 && same(index - 1, color) && same(index - 2, color);
+                let up = row >= 2 && same(index - width, color) && same(index - 2 * width, color);
+                if !left && !up {
+                    break;
+                }
+                color = color % u32::from(colors) + 1;
+            }
+            cells[index] = color;
+            if rng.random_bool(0.07) {
+                kinds[index] = [PieceKind::StripedH, PieceKind::StripedV, PieceKind::Wrapped]
+                    [rng.random_range(0..3)];
+            }
+        }
+        let board = Board::from_raw(width as u32, height as u32, &cells).ok()?;
+        StableLevel::try_from(LevelBoard::new(board, holes, kinds).ok()?).ok()
+    }
+
+    #[test]
+    fn mask_swaps_match_the_verdicts_on_boards_of_every_size() {
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        // Packed (fits 128 bits) and row-by-row sizes alike.
+        for (width, height) in [
+            (3, 3),
+            (9, 9),
+            (10, 11),
+            (12, 11),
+            (20, 7),
+            (64, 3),
+            (5, 40),
+        ] {
+            let mut checked = 0;
+            while checked < 8 {
+                let Some(stable) = random_stable_level(&mut rng, width, height, 4) else {
+                    continue;
+                };
+                checked += 1;
+                let level = stable.level();
+                let listed = level_valid_swaps(&stable);
+                let mut expected = Vec::new();
+                for index in 0..width * height {
+                    let a = Position::new((index / width) as u32, (index % width) as u32);
+                    for b in [
+                        Position::new(a.row, a.col + 1),
+                        Position::new(a.row + 1, a.col),
+                    ] {
+                        if let (SwapVerdict::Ok, combination) =
+                            judge_level_swap(level, Swap::new(a, b))
+                        {
+                            expected.push((Swap::new(a, b), combination));
+                        }
+                    }
+                }
+                assert_eq!(listed, expected, "{width}x{height} {level}");
+                assert_eq!(count_level_valid_swaps(&stable), expected.len());
+            }
+        }
     }
 
     #[test]

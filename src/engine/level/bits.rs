@@ -1,0 +1,151 @@
+//! Bit masks of a level board (docs/rules.md section 6), one `u64` per row as in
+//! [`crate::engine::bitboard`]: which cells hold a tile, a special, a colour bomb. With the
+//! colour planes of the board's colours (holes, empty cells and bombs carry no colour bit, so
+//! every line breaks at them), they give the valid swaps of a whole row in a few word
+//! operations.
+
+use super::{LevelBoard, PieceKind};
+use crate::engine::bitboard::{CellSet, ColorPlanes, pack_sparse_rows};
+
+/// The tile, special and bomb cells of a level board, as row masks (bit `c` of row `r` is cell
+/// `(r, c)`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) struct KindMasks {
+    /// Cells holding a tile: a colour, or a colour bomb.
+    pub(super) tiles: CellSet,
+    /// Cells holding a special (any kind but NORMAL).
+    pub(super) specials: CellSet,
+    /// Cells holding a colour bomb.
+    pub(super) bombs: CellSet,
+}
+
+impl KindMasks {
+    /// The masks of `level`, whose colour planes are `planes`.
+    pub(super) fn of(level: &LevelBoard, planes: &ColorPlanes) -> Self {
+        let (width, height) = (level.width(), level.height());
+        let mut masks = Self {
+            tiles: CellSet::new(),
+            specials: CellSet::new(),
+            bombs: CellSet::new(),
+        };
+        for (row, line) in level.kinds().chunks_exact(width).enumerate() {
+            let (mut specials, mut bombs) = (0u64, 0u64);
+            // Specials are few: one test per cell, work only for the specials.
+            for (col, &kind) in line.iter().enumerate() {
+                if kind != PieceKind::Normal {
+                    specials |= 1 << col;
+                    if kind == PieceKind::ColorBomb {
+                        bombs |= 1 << col;
+                    }
+                }
+            }
+            masks.specials.set_row(row, specials);
+            masks.bombs.set_row(row, bombs);
+        }
+        masks.tiles = planes.occupied();
+        for row in 0..height {
+            masks
+                .tiles
+                .set_row(row, masks.tiles.row(row) | masks.bombs.row(row));
+        }
+        masks
+    }
+
+    /// Empties the cells of `cells` (row masks, `height` rows).
+    pub(super) fn remove(&mut self, cells: &CellSet, height: usize) {
+        for set in [&mut self.tiles, &mut self.specials, &mut self.bombs] {
+            for row in 0..height {
+                set.set_row(row, set.row(row) & !cells.row(row));
+            }
+        }
+    }
+
+    /// Puts a tile of `kind` on the empty cell `(row, col)`.
+    pub(super) fn place(&mut self, row: usize, col: u32, kind: PieceKind) {
+        let bit = 1u64 << col;
+        self.tiles.set_row(row, self.tiles.row(row) | bit);
+        if kind.is_special() {
+            self.specials.set_row(row, self.specials.row(row) | bit);
+        }
+        if kind == PieceKind::ColorBomb {
+            self.bombs.set_row(row, self.bombs.row(row) | bit);
+        }
+    }
+
+    /// Moves the tile of cell `(from, col)` down to the empty cell `(to, col)`.
+    pub(super) fn fall(&mut self, from: usize, to: usize, col: usize) {
+        let bit = 1u64 << col;
+        self.tiles.set_row(from, self.tiles.row(from) & !bit);
+        self.tiles.set_row(to, self.tiles.row(to) | bit);
+        if self.specials.row(from) & bit != 0 {
+            self.specials.set_row(from, self.specials.row(from) & !bit);
+            self.specials.set_row(to, self.specials.row(to) | bit);
+            if self.bombs.row(from) & bit != 0 {
+                self.bombs.set_row(from, self.bombs.row(from) & !bit);
+                self.bombs.set_row(to, self.bombs.row(to) | bit);
+            }
+        }
+    }
+
+    /// Puts NORMAL tiles on the empty cells of `cells` (`height` rows).
+    pub(super) fn fill(&mut self, cells: &CellSet, height: usize) {
+        for row in 0..height {
+            self.tiles
+                .set_row(row, self.tiles.row(row) | cells.row(row));
+        }
+    }
+}
+
+/// The valid swaps of row `row` of a stable level board (`height` rows) whose colours are
+/// `planes` and kinds `masks`, as two masks: bit `c` of the first is the swap
+/// `(row, c)-(row, c + 1)`, bit `c` of the second `(row, c)-(row + 1, c)`.
+///
+/// A swap of two tiles is valid when it is a combination (either tile a bomb, or both
+/// specials) or when it makes a run: the plain patterns of [`ColorPlanes::swap_masks`] on the
+/// colours, where holes and bombs carry no colour and so break every line. A swap touching a
+/// hole or an empty cell is never valid.
+#[inline]
+pub(super) fn level_swap_masks(
+    planes: &ColorPlanes,
+    masks: &KindMasks,
+    row: usize,
+    height: usize,
+) -> (u64, u64) {
+    let (matching_right, matching_down) = planes.swap_masks(row);
+    let below = |set: &CellSet| {
+        if row + 1 < height {
+            set.row(row + 1)
+        } else {
+            0
+        }
+    };
+    let (tiles, tiles_below) = (masks.tiles.row(row), below(&masks.tiles));
+    let (specials, specials_below) = (masks.specials.row(row), below(&masks.specials));
+    let (bombs, bombs_below) = (masks.bombs.row(row), below(&masks.bombs));
+    let combination_right = bombs | (bombs >> 1) | (specials & (specials >> 1));
+    let combination_down = bombs | bombs_below | (specials & specials_below);
+    let right = (matching_right | combination_right) & tiles & (tiles >> 1);
+    let down = (matching_down | combination_down) & tiles & tiles_below;
+    (right, down)
+}
+
+/// The number of valid swaps of a stable level board (colours `planes`, kinds `masks`) when
+/// it fits one packed word (see [`ColorPlanes::packed_swap_masks`]): the masks of
+/// [`level_swap_masks`] for the whole board at once. `None` when it does not fit.
+pub(super) fn packed_valid_swap_count(
+    planes: &ColorPlanes,
+    masks: &KindMasks,
+    (width, height): (usize, usize),
+) -> Option<usize> {
+    let (matching_right, matching_down, colored) = planes.packed_swap_masks()?;
+    let stride = width + 1;
+    // Specials and bombs are few; the tiles are the coloured cells and the bombs.
+    let pack = |set: &CellSet| pack_sparse_rows(&set.rows()[..height], stride);
+    let (specials, bombs) = (pack(&masks.specials), pack(&masks.bombs));
+    let tiles = colored | bombs;
+    let combination_right = bombs | (bombs >> 1) | (specials & (specials >> 1));
+    let combination_down = bombs | (bombs >> stride) | (specials & (specials >> stride));
+    let right = (matching_right | combination_right) & tiles & (tiles >> 1);
+    let down = (matching_down | combination_down) & tiles & (tiles >> stride);
+    Some((right.count_ones() + down.count_ones()) as usize)
+}
