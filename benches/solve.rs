@@ -3,7 +3,7 @@
 //! 2008), SAMEGAME rule (`(n - 2)^2` per move, +1000 for a cleared board), min_group 2, each
 //! solved by [`matchgrid::engine::solve`] (NMCS with TabuColorRandom playouts) at a fixed node
 //! budget, one position after another on one core. Prints each position's score, nodes and
-//! time, then the total beside the published totals: SP-MCTS 73,998 (Schadd et al. 2008) and
+//! time (wall and CPU), then the total beside the published totals: SP-MCTS 73,998 (Schadd et al. 2008) and
 //! NMCS level 3 77,934 (Cazenave, "Nested Monte-Carlo Search", IJCAI 2009).
 //!
 //! ```sh
@@ -11,16 +11,22 @@
 //! cargo bench --bench solve -- --level 3 --nodes 300000000   # budget per position
 //! cargo bench --bench solve -- --positions 1,2 --seconds 60  # a wall-clock cap instead
 //! cargo bench --bench solve -- --restarts --nodes 250000000  # level-2 runs until the budget
+//! cargo bench --bench solve -- --restarts --screened --nodes 300000000  # simulation reduction
 //! ```
+//!
+//! Each position's wall time and this thread's CPU time are printed: on a loaded machine the
+//! CPU time is the fair "one core" figure.
 //!
 //! Every solution is replayed through `engine::replay` and must score what the search claims.
 //! CI only builds it (`cargo bench --no-run`).
 
 use std::time::{Duration, Instant};
 
+use clap::Parser;
+use cpu_time::ThreadTime;
 use matchgrid::engine::{
-    self, Board, MinGroup, NodeBudget, ScoringRule, SettledBoard, SolveControl, SolveLevel,
-    SolveOptions, SolveSchedule,
+    self, Board, MinGroup, NodeBudget, ScoringRule, ScreenWidth, SettledBoard, SolveControl,
+    SolveLevel, SolveMethod, SolveOptions, SolveSchedule,
 };
 
 /// SP-MCTS, Schadd et al. 2008: the total over the 20 positions.
@@ -41,60 +47,68 @@ fn standard_positions() -> Vec<SettledBoard> {
         .collect()
 }
 
+/// The bench's flags (cargo passes `--bench`, which is accepted and ignored).
+#[derive(Parser)]
+#[command(about = "Solve the 20 standard SameGame positions")]
 struct Args {
+    /// NMCS level, 1..=5.
+    #[arg(long, default_value_t = 2)]
     level: u32,
+    /// Node budget per position.
+    #[arg(long, default_value_t = 10_000_000)]
     nodes: u64,
+    /// Wall-clock cap per position, in seconds (non-deterministic).
+    #[arg(long)]
     seconds: Option<u64>,
+    /// Seed of the playouts.
+    #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Restarts of the levels until the budget (SolveSchedule::Restarts).
+    #[arg(long)]
     restarts: bool,
+    /// Simulation reduction at levels 2 and up (SolveMethod::Screened).
+    #[arg(long)]
+    screened: bool,
+    /// With --screened: moves searched further per step; 0 means 16.
+    #[arg(long, default_value_t = 0)]
+    screen_width: u32,
+    /// Positions to solve, 1..=20, comma-separated; all 20 when absent.
+    #[arg(long, value_delimiter = ',')]
     positions: Vec<usize>,
-}
-
-fn parse_args() -> Args {
-    let mut args = Args {
-        level: 2,
-        nodes: 10_000_000,
-        seconds: None,
-        seed: 1,
-        restarts: false,
-        positions: (1..=20).collect(),
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut value = || it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
-        match flag.as_str() {
-            "--level" => args.level = value().parse().expect("--level N"),
-            "--nodes" => args.nodes = value().parse().expect("--nodes N"),
-            "--seconds" => args.seconds = Some(value().parse().expect("--seconds N")),
-            "--seed" => args.seed = value().parse().expect("--seed N"),
-            "--restarts" => args.restarts = true,
-            "--positions" => {
-                args.positions = value()
-                    .split(',')
-                    .map(|p| p.parse().expect("--positions 1,2,..."))
-                    .collect()
-            }
-            // cargo bench passes --bench; criterion-style filters are ignored.
-            _ => {}
-        }
-    }
-    args
+    /// Passed by `cargo bench`; ignored.
+    #[arg(long, hide = true)]
+    bench: bool,
+    /// Benchmark-name filters `cargo bench` may pass; ignored.
+    #[arg(hide = true)]
+    filters: Vec<String>,
 }
 
 fn main() {
-    let args = parse_args();
+    let mut args = Args::parse();
+    if args.positions.is_empty() {
+        args.positions = (1..=20).collect();
+    }
+    let method = if args.screened {
+        SolveMethod::Screened(ScreenWidth::parse(args.screen_width).expect("width 1..=256"))
+    } else {
+        SolveMethod::Nmcs
+    };
     let positions = standard_positions();
     println!(
-        "SameGame standard positions: NMCS level {}{}, budget {} nodes{}, seed {}",
+        "SameGame standard positions: NMCS level {}{}{}, budget {} nodes{}, seed {}",
         args.level,
+        match method {
+            SolveMethod::Nmcs => String::new(),
+            SolveMethod::Screened(width) => format!(" screened (width {})", width.get()),
+        },
         if args.restarts { " with restarts" } else { "" },
         args.nodes,
         args.seconds.map_or(String::new(), |s| format!(" or {s} s")),
         args.seed
     );
-    println!("| position | score | moves | nodes | playouts | runs | time |");
-    println!("|---|---|---|---|---|---|---|");
-    let (mut total, mut time) = (0i64, Duration::ZERO);
+    println!("| position | score | moves | nodes | playouts | runs | wall time | CPU time |");
+    println!("|---|---|---|---|---|---|---|---|");
+    let (mut total, mut time, mut cpu) = (0i64, Duration::ZERO, Duration::ZERO);
     for &number in &args.positions {
         let board = &positions[number - 1];
         let options = SolveOptions {
@@ -108,6 +122,7 @@ fn main() {
             } else {
                 SolveSchedule::Single
             },
+            method,
         };
         let control = SolveControl {
             time_limit: args
@@ -115,28 +130,34 @@ fn main() {
                 .map(|s| Instant::now() + Duration::from_secs(s)),
             ..SolveControl::default()
         };
+        let cpu_started = ThreadTime::now();
         let solution = engine::solve(board, &options, &control);
+        let cpu_time = cpu_started.elapsed();
         let taps: Vec<_> = solution.moves.iter().map(|m| m.position).collect();
         let replayed = engine::replay(board, &taps, options.rule, options.min_group).unwrap();
         assert_eq!(replayed.refused, None, "position {number}");
         assert_eq!(replayed.total_score, solution.score, "position {number}");
         println!(
-            "| {number} | {} | {} | {} | {} | {} | {:.2} s |",
+            "| {number} | {} | {} | {} | {} | {} | {:.2} s | {:.2} s |",
             solution.score,
             solution.moves.len(),
             solution.nodes,
             solution.playouts,
             solution.runs_completed,
-            solution.elapsed.as_secs_f64()
+            solution.elapsed.as_secs_f64(),
+            cpu_time.as_secs_f64()
         );
         total += solution.score;
         time += solution.elapsed;
+        cpu += cpu_time;
     }
     let n = args.positions.len().max(1) as f64;
     println!(
-        "total {total} over {} position(s), {:.2} s per position; published totals over all 20: \
-         SP-MCTS {SP_MCTS_TOTAL}, NMCS level 3 {NMCS_LEVEL_3_TOTAL}",
+        "total {total} over {} position(s), per position {:.2} s wall, {:.2} s CPU (this \
+         thread); published totals over all 20: SP-MCTS {SP_MCTS_TOTAL}, NMCS level 3 \
+         {NMCS_LEVEL_3_TOTAL}",
         args.positions.len(),
-        time.as_secs_f64() / n
+        time.as_secs_f64() / n,
+        cpu.as_secs_f64() / n
     );
 }

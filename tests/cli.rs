@@ -447,3 +447,91 @@ fn level_boards_in_text_form() {
         "holes at 1,2 and 3,1:\n{resolved}"
     );
 }
+
+/// `collapse solve --screened` sends SOLVE_METHOD_SCREENED with the width: its taps and score
+/// are the transport's answer to the same request (and plain NMCS's differ on this budget).
+#[test]
+fn collapse_solve_screened_sends_the_method_and_width() {
+    use matchgrid::proto::{self, CollapseSolveRequest};
+    use matchgrid::transport::{SearchContext, collapse as rpc};
+    let server = TestServer::start(&[]);
+    let url = server.url();
+    let start = "ABCABCAB/BCABCABC/CCAABBAC/ABBCCAAB/BACBACBA/CABBCAAB";
+    let solve = |extra: &[&str]| {
+        let args = [
+            &[
+                "--server",
+                url.as_str(),
+                "collapse",
+                "solve",
+                "--board",
+                start,
+                "--scoring",
+                "samegame",
+                "--max-nodes",
+                "20000",
+                "--seed",
+                "5",
+                "--level",
+                "2",
+                "--restarts",
+            ][..],
+            extra,
+        ]
+        .concat();
+        let out = ok(&args);
+        let score = out
+            .lines()
+            .find_map(|l| l.strip_prefix("score "))
+            .and_then(|l| l.split_whitespace().next())
+            .expect("score line")
+            .parse::<i64>()
+            .unwrap();
+        let taps = out
+            .lines()
+            .find_map(|l| l.strip_prefix("taps: "))
+            .expect("taps line")
+            .to_owned();
+        (score, taps)
+    };
+    let screened = solve(&["--screened", "--screen-width", "2"]);
+    let request = CollapseSolveRequest {
+        board: Some(common::board(start)),
+        scoring: proto::ScoringRule::Samegame as i32,
+        min_group: 2,
+        seed: 5,
+        max_nodes: 20_000,
+        max_millis: 0,
+        level: 2,
+        schedule: proto::SolveSchedule::Restarts as i32,
+        method: proto::SolveMethod::Screened as i32,
+        screen_width: 2,
+    };
+    let context = SearchContext {
+        deadline: None,
+        cancel: Default::default(),
+    };
+    let expected = rpc::solve(request.clone(), &context).unwrap();
+    let taps: Vec<String> = expected
+        .moves
+        .iter()
+        .map(|m| {
+            let p = m.position.unwrap();
+            format!("{},{}", p.row, p.col)
+        })
+        .collect();
+    assert_eq!(screened, (expected.score, taps.join(" ")));
+    let plain = rpc::solve(
+        CollapseSolveRequest {
+            method: 0,
+            screen_width: 0,
+            ..request
+        },
+        &context,
+    )
+    .unwrap();
+    assert_ne!(
+        (plain.score, plain.moves.len(), plain.nodes),
+        (expected.score, expected.moves.len(), expected.nodes)
+    );
+}

@@ -222,6 +222,8 @@ fn solve_sequences_replay_to_their_score_on_random_boards() {
                 max_millis: 0,
                 level: 2,
                 schedule: 0,
+                method: 0,
+                screen_width: 0,
             };
             let solved = rpc::solve(request.clone(), &no_limits()).unwrap();
             check_solution_replays(&start, rule, min_group, &solved);
@@ -250,6 +252,8 @@ fn standard_position_1_at_a_small_budget_is_pinned() {
         max_millis: 0,
         level: 2,
         schedule: 0,
+        method: 0,
+        screen_width: 0,
     };
     let solved = rpc::solve(request.clone(), &no_limits()).unwrap();
     check_solution_replays(&start, samegame(), 2, &solved);
@@ -289,6 +293,8 @@ fn restarts_repeat_the_levels_until_the_budget() {
         max_millis: 0,
         level: 1,
         schedule: proto::SolveSchedule::Single as i32,
+        method: 0,
+        screen_width: 0,
     };
     let once = rpc::solve(single.clone(), &no_limits()).unwrap();
     assert_eq!(once.stop, proto::SolveStop::Completed as i32);
@@ -318,6 +324,79 @@ fn restarts_repeat_the_levels_until_the_budget() {
         )
     );
 }
+
+/// Standard SameGame position 1 solved with the screened method (simulation reduction, width
+/// 16) and restarts at 1,000,000 nodes, seed 1: replays to its score, pinned; width 0 means 16;
+/// a width no step exceeds is plain NMCS, so that request answers what the old one does; and
+/// an explicit NMCS method answers what an unset one does (old requests keep their answers).
+#[test]
+fn screened_restarts_on_standard_position_1_are_pinned() {
+    let start = api_support::standard_positions()[0].clone();
+    let request = CollapseSolveRequest {
+        board: Some(start.clone()),
+        scoring: samegame(),
+        min_group: 2,
+        seed: 1,
+        max_nodes: 1_000_000,
+        max_millis: 0,
+        level: 2,
+        schedule: proto::SolveSchedule::Restarts as i32,
+        method: proto::SolveMethod::Screened as i32,
+        screen_width: 0,
+    };
+    let solved = rpc::solve(request.clone(), &no_limits()).unwrap();
+    check_solution_replays(&start, samegame(), 2, &solved);
+    assert_eq!(solved.stop, proto::SolveStop::NodeBudget as i32);
+    assert_eq!(
+        (solved.score, solved.moves.len(), solved.nodes),
+        SCREENED_PINNED
+    );
+    let sixteen = rpc::solve(
+        CollapseSolveRequest {
+            screen_width: 16,
+            ..request.clone()
+        },
+        &no_limits(),
+    )
+    .unwrap();
+    assert_eq!(
+        (&sixteen.moves, sixteen.score, sixteen.nodes),
+        (&solved.moves, solved.score, solved.nodes)
+    );
+    let narrower = rpc::solve(
+        CollapseSolveRequest {
+            screen_width: 4,
+            ..request.clone()
+        },
+        &no_limits(),
+    )
+    .unwrap();
+    check_solution_replays(&start, samegame(), 2, &narrower);
+    assert_ne!(narrower.moves, solved.moves);
+    let old = CollapseSolveRequest {
+        max_nodes: 200_000,
+        schedule: 0,
+        method: 0,
+        ..request
+    };
+    for method in [
+        CollapseSolveRequest {
+            method: proto::SolveMethod::Nmcs as i32,
+            ..old.clone()
+        },
+        CollapseSolveRequest {
+            method: proto::SolveMethod::Screened as i32,
+            screen_width: 256,
+            ..old.clone()
+        },
+    ] {
+        let same = rpc::solve(method, &no_limits()).unwrap();
+        assert_eq!((same.score, same.moves.len(), same.nodes), PINNED);
+    }
+}
+
+/// (score, moves, nodes) of [`screened_restarts_on_standard_position_1_are_pinned`].
+const SCREENED_PINNED: (i64, usize, u64) = (1754, 64, 1_000_038);
 
 /// (score, moves, nodes) of [`standard_position_1_at_a_small_budget_is_pinned`].
 const PINNED: (i64, usize, u64) = (1410, 60, 200_035);
@@ -416,6 +495,21 @@ async fn out_of_range_fields_are_invalid_argument_naming_them() {
                 ..Default::default()
             },
             "schedule",
+        ),
+        (
+            CollapseSolveRequest {
+                method: 3,
+                ..Default::default()
+            },
+            "method",
+        ),
+        (
+            CollapseSolveRequest {
+                method: proto::SolveMethod::Screened as i32,
+                screen_width: 257,
+                ..Default::default()
+            },
+            "screen_width",
         ),
         (CollapseSolveRequest::default(), "board"),
         (

@@ -10,9 +10,9 @@ mod reference;
 use api_support::cell;
 use common::{TestServer, board, level, level_text, swap, text};
 use matchgrid::proto::{
-    Board, CollapseCheckDeadStateRequest, CollapseGenerateBoardRequest, RefillMode,
-    ResolveCascadeRequest, ResolveCascadeResponse, ShuffleRequest, SwapCheckDeadStateRequest,
-    SwapGenerateBoardRequest, TapRequest,
+    Board, CollapseCheckDeadStateRequest, CollapseGenerateBoardRequest, CollapseSolveRequest,
+    RefillMode, ResolveCascadeRequest, ResolveCascadeResponse, ShuffleRequest, SolveMethod,
+    SolveSchedule, SwapCheckDeadStateRequest, SwapGenerateBoardRequest, TapRequest,
 };
 use prost::Message;
 use reference::collapse::Rule;
@@ -438,6 +438,93 @@ const GAME_SCORES: &[u64] = &[
 ];
 const GAME_FINAL: &str = "........../........../........../........../P........./R........./\
                           BY......../RB......../GR....G.../RPRPBRB...";
+
+/// Solve with the screened method (simulation reduction, width 4) and restarts on the
+/// generated 10x10 board, SAMEGAME, seed 3, 200,000 nodes: the same answer from two server
+/// processes (bytes equal once the wall-clock `elapsed_micros` is zeroed), the taps pinned, and
+/// the sequence replayed by the independent reference to the claimed score.
+#[tokio::test]
+async fn golden_collapse_solve_screened_restarts() {
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.collapse_client().await, b.collapse_client().await);
+    let request = CollapseSolveRequest {
+        board: Some(board(COLLAPSE_10X10)),
+        scoring: Rule::SameGame.wire(),
+        min_group: 2,
+        seed: 3,
+        max_nodes: 200_000,
+        max_millis: 0,
+        level: 2,
+        schedule: SolveSchedule::Restarts as i32,
+        method: SolveMethod::Screened as i32,
+        screen_width: 4,
+    };
+    let mut answers = Vec::new();
+    for from_first in [true, true, false] {
+        let client = if from_first { &mut first } else { &mut second };
+        let mut response = client.solve(request.clone()).await.unwrap().into_inner();
+        response.elapsed_micros = 0;
+        answers.push(response);
+    }
+    let bytes = answers[0].encode_to_vec();
+    assert!(answers.iter().all(|r| r.encode_to_vec() == bytes));
+    let solved = &answers[0];
+    let taps: Vec<Cell> = solved.moves.iter().map(|m| cell(&m.position)).collect();
+    let mut grid = grid(&board(COLLAPSE_10X10));
+    let mut score = 0i64;
+    for &at in &taps {
+        let tapped = reference::collapse::tap(&grid, at);
+        assert!(tapped.cleared.len() >= 2, "{at:?}");
+        score += Rule::SameGame.move_score(tapped.cleared.len() as u64) as i64;
+        grid = tapped.board;
+    }
+    assert!(reference::collapse::is_game_over(&grid, 2));
+    assert_eq!(
+        Rule::SameGame.end_bonus(i64::from(solved.tiles_left)),
+        solved.end_bonus
+    );
+    assert_eq!(
+        (solved.score, solved.nodes, solved.tiles_left),
+        SOLVE_SCREENED
+    );
+    assert_eq!(taps, SOLVE_SCREENED_TAPS);
+    assert_eq!(score + solved.end_bonus, solved.score);
+}
+
+/// (score, nodes, tiles left) of [`golden_collapse_solve_screened_restarts`]: the board is
+/// cleared (SAMEGAME's +1000).
+const SOLVE_SCREENED: (i64, u64, u32) = (1526, 200_002, 0);
+const SOLVE_SCREENED_TAPS: &[Cell] = &[
+    (0, 6),
+    (7, 5),
+    (5, 4),
+    (9, 4),
+    (7, 0),
+    (8, 3),
+    (8, 1),
+    (5, 3),
+    (6, 9),
+    (2, 0),
+    (7, 2),
+    (4, 2),
+    (8, 1),
+    (9, 0),
+    (6, 0),
+    (7, 1),
+    (7, 3),
+    (4, 7),
+    (7, 8),
+    (9, 1),
+    (7, 5),
+    (9, 2),
+    (7, 3),
+    (7, 2),
+    (8, 1),
+    (6, 3),
+    (9, 0),
+    (7, 2),
+    (9, 0),
+];
 
 /// Levels (docs/rules.md section 6), hand-checked: a horizontal 4 of R made by the swap
 /// `(1,2)-(0,2)` scores 10 x 1 x 4 = 40 and leaves a `STRIPED_V` R at `b = (0,2)`, where `a`'s

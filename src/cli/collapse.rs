@@ -100,6 +100,13 @@ pub enum CollapseCommand {
         /// runs out, keeping the best game (SOLVE_SCHEDULE_RESTARTS).
         #[arg(long)]
         restarts: bool,
+        /// Simulation reduction at levels 2 and up: search further only after the moves whose
+        /// one playout scored highest (SOLVE_METHOD_SCREENED).
+        #[arg(long)]
+        screened: bool,
+        /// With --screened: moves searched further per step, 1..=256; 0 means 16.
+        #[arg(long, default_value_t = 0)]
+        screen_width: u32,
     },
     /// Replay a list of taps at once, as Tap calls in sequence would, stopping at the first
     /// illegal one; prints the final board and its SHA-256 digest.
@@ -212,6 +219,8 @@ pub(super) async fn run_collapse(
             max_millis,
             level,
             restarts,
+            screened,
+            screen_width,
         } => {
             let request = proto::CollapseSolveRequest {
                 board: Some(board.clone()),
@@ -226,6 +235,12 @@ pub(super) async fn run_collapse(
                 } else {
                     proto::SolveSchedule::Unspecified.into()
                 },
+                method: if screened {
+                    proto::SolveMethod::Screened.into()
+                } else {
+                    proto::SolveMethod::Unspecified.into()
+                },
+                screen_width,
             };
             let response = with_progress("solving", max_millis, client.solve(request)).await;
             emit(json, &reply(response)?, |r| {

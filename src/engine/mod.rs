@@ -30,9 +30,9 @@ pub use cascade::{
     resolve_board, resolve_board_into, resolve_swap, resolve_swap_into,
 };
 pub use collapse::{
-    ColumnShift, LegalGroup, NodeBudget, RefusedTap, Replay, ReplayedMove, Solution, SolveControl,
-    SolveLevel, SolveOptions, SolveSchedule, SolveStop, SolvedMove, TapOutcome, TapRefusal,
-    board_digest, is_game_over, legal_groups, replay, solve, tap,
+    ColumnShift, LegalGroup, NodeBudget, RefusedTap, Replay, ReplayedMove, ScreenWidth, Solution,
+    SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveStop, SolvedMove,
+    TapOutcome, TapRefusal, board_digest, is_game_over, legal_groups, replay, solve, tap,
 };
 pub use error::{EngineError, LevelError, SwapRejection, TapRejection, Unsettled};
 pub use generate::{generate_collapse_board, generate_swap_board};

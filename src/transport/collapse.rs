@@ -112,6 +112,18 @@ pub fn solve(
             });
         }
     };
+    let method = match proto::SolveMethod::try_from(request.method) {
+        Ok(proto::SolveMethod::Screened) => {
+            engine::SolveMethod::Screened(engine::ScreenWidth::parse(request.screen_width)?)
+        }
+        Ok(proto::SolveMethod::Unspecified | proto::SolveMethod::Nmcs) => engine::SolveMethod::Nmcs,
+        Err(_) => {
+            return Err(EngineError::InvalidParameter {
+                field: "method",
+                reason: format!("unknown SolveMethod value {}", request.method),
+            });
+        }
+    };
     let board = settled_board(request.board)?;
     let options = engine::SolveOptions {
         rule,
@@ -120,6 +132,7 @@ pub fn solve(
         level,
         max_nodes,
         schedule,
+        method,
     };
     let control = engine::SolveControl {
         time_limit: time_limit.and_then(|limit| started.checked_add(limit)),

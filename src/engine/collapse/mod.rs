@@ -28,8 +28,8 @@ pub use replay::{
     MAX_REPLAY_TAPS, RefusedTap, Replay, ReplayedMove, TapRefusal, board_digest, replay,
 };
 pub use solve::{
-    NodeBudget, Solution, SolveControl, SolveLevel, SolveOptions, SolveSchedule, SolveStop,
-    SolvedMove, solve,
+    NodeBudget, ScreenWidth, Solution, SolveControl, SolveLevel, SolveMethod, SolveOptions,
+    SolveSchedule, SolveStop, SolvedMove, solve,
 };
 
 use super::board::{Board, Position};

@@ -377,7 +377,11 @@ export declare const CollapseCheckDeadStateResponseSchema: GenMessage<CollapseCh
  * so every answer is a whole game. With `schedule = SOLVE_SCHEDULE_RESTARTS` that run is
  * repeated from scratch with the next draws of the same random stream until a limit stops the
  * search, keeping the best game of all runs (the meta-search of Schadd et al. 2008): stronger
- * than one run on budgets that fit several complete runs.
+ * than one run on budgets that fit several complete runs. With `method =
+ * SOLVE_METHOD_SCREENED` the levels of 2 or more use simulation reduction (after H. Akiyama, K.
+ * Komiya, Y. Kotani, "Nested Monte-Carlo Search with simulation reduction", Knowledge-Based
+ * Systems 34, 2012): each step first runs one playout after every legal move and runs the level
+ * below only after the `screen_width` moves whose playouts scored highest.
  *
  * Effort: a *node* is one tap applied by the search (in the tree or a playout). Limits are
  * checked before each playout: the node budget (overshot by at most one playout), `max_millis`,
@@ -458,6 +462,24 @@ export declare type CollapseSolveRequest = Message<"matchgrid.v1.CollapseSolveRe
    * @generated from field: matchgrid.v1.SolveSchedule schedule = 8;
    */
   schedule: SolveSchedule;
+
+  /**
+   * Which moves a level of 2 or more searches further (unset, UNSPECIFIED or NMCS: all of
+   * them, as before this field existed; SCREENED: simulation reduction, see above). On the 20
+   * standard SameGame positions, restarts of screened level 2 score higher than restarts of
+   * plain level 2 on the same node budget (README).
+   *
+   * @generated from field: matchgrid.v1.SolveMethod method = 9;
+   */
+  method: SolveMethod;
+
+  /**
+   * With SCREENED: the moves searched further per step; unset or 0 means 16; 1..=256, beyond
+   * is INVALID_ARGUMENT naming `screen_width`. Ignored with NMCS.
+   *
+   * @generated from field: uint32 screen_width = 10;
+   */
+  screenWidth: number;
 };
 
 /**
@@ -898,6 +920,40 @@ export enum ScoringRule {
  * Describes the enum matchgrid.v1.ScoringRule.
  */
 export declare const ScoringRuleSchema: GenEnum<ScoringRule>;
+
+/**
+ * Which moves each step of a Solve level of 2 or more searches with the level below.
+ *
+ * @generated from enum matchgrid.v1.SolveMethod
+ */
+export enum SolveMethod {
+  /**
+   * NMCS.
+   *
+   * @generated from enum value: SOLVE_METHOD_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Every legal move (Cazenave 2009).
+   *
+   * @generated from enum value: SOLVE_METHOD_NMCS = 1;
+   */
+  NMCS = 1,
+
+  /**
+   * The `screen_width` legal moves whose one playout each scored highest (the earlier move in
+   * the group scan on a tie); the screening playouts count as nodes.
+   *
+   * @generated from enum value: SOLVE_METHOD_SCREENED = 2;
+   */
+  SCREENED = 2,
+}
+
+/**
+ * Describes the enum matchgrid.v1.SolveMethod.
+ */
+export declare const SolveMethodSchema: GenEnum<SolveMethod>;
 
 /**
  * How Solve spends its budget.
