@@ -463,10 +463,8 @@ impl ColorPlanes {
 
     /// Number of valid swaps of the (full, run-free) board.
     pub(crate) fn count_valid_swaps(&self) -> usize {
-        let stride = self.width + 1;
-        // The pattern shifts reach three rows down, so three strides must stay inside the word.
-        if stride * self.height <= 128 && 3 * stride < 128 {
-            return self.count_valid_swaps_packed();
+        if let Some((right, down, _)) = self.packed_swap_masks() {
+            return (right.count_ones() + down.count_ones()) as usize;
         }
         (0..self.height)
             .map(|row| {
@@ -476,14 +474,16 @@ impl ColorPlanes {
             .sum()
     }
 
-    /// The valid swaps of a whole (run-free) board at once, as the masks of
-    /// [`ColorPlanes::swap_masks`] packed like [`ColorPlanes::count_valid_swaps_packed`]
-    /// packs the board (row `r`, column `c` is bit `r * (width + 1) + c`; bits naming no swap
-    /// cleared), and the cells holding any colour packed the same way; `None` when the board
-    /// does not fit that packing.
+    /// The valid swaps of a whole (run-free) board at once, for a board whose rows, each
+    /// followed by one zero column, fit one `u128` (up to 10x10, 8x14, ...): the masks of
+    /// [`ColorPlanes::swap_masks`] packed with row `r`, column `c` at bit `r * (width + 1) +
+    /// c` (the zero column keeps horizontal shifts from pairing cells of different rows; bits
+    /// naming no swap are cleared), and the cells holding any colour packed the same way.
+    /// `None` when the board does not fit that packing.
     pub(crate) fn packed_swap_masks(&self) -> Option<(u128, u128, u128)> {
         let (width, height) = (self.width, self.height);
         let stride = width + 1;
+        // The pattern shifts reach three rows down, so three strides must stay inside the word.
         if stride * height > 128 || 3 * stride >= 128 {
             return None;
         }
@@ -514,47 +514,6 @@ impl ColorPlanes {
             down |= (moves_down | moves_up) & !(line & down1);
         }
         Some((right & right_origins, down & down_origins, occupied))
-    }
-
-    /// [`ColorPlanes::count_valid_swaps`] for a board whose rows, each followed by one zero
-    /// column, fit one `u128` (up to 10x10, 8x14, ...): the patterns of
-    /// [`ColorPlanes::swap_masks`] on the whole board at once. Row `r`, column `c` is bit
-    /// `r * (width + 1) + c`; the zero column keeps horizontal shifts from pairing cells of
-    /// different rows, and the origins masks drop the bits that name no swap.
-    fn count_valid_swaps_packed(&self) -> usize {
-        let (width, height) = (self.width, self.height);
-        let stride = width + 1;
-        let row_cells = (1u128 << width) - 1;
-        let (mut right_origins, mut down_origins) = (0u128, 0u128);
-        for row in 0..height {
-            right_origins |= (row_cells >> 1) << (row * stride);
-            if row + 1 < height {
-                down_origins |= row_cells << (row * stride);
-            }
-        }
-        let (mut right, mut down) = (0u128, 0u128);
-        for color in 1..=self.colors {
-            let plane = &self.plane(color)[PAD_ABOVE..PAD_ABOVE + height];
-            let line = plane
-                .iter()
-                .enumerate()
-                .fold(0u128, |packed, (row, &mask)| {
-                    packed | u128::from(mask) << (row * stride)
-                });
-            let (up1, up2) = (line << stride, line << (2 * stride));
-            let (down1, down2, down3) =
-                (line >> stride, line >> (2 * stride), line >> (3 * stride));
-            let across_vertical = (up1 & up2) | (down1 & down2) | (up1 & down1);
-            let across_here = across_horizontal_packed(line);
-            let across_below = across_horizontal_packed(down1);
-            let moves_right = line & (((line >> 2) & (line >> 3)) | (across_vertical >> 1));
-            let moves_left = (line >> 1) & (((line << 1) & (line << 2)) | across_vertical);
-            right |= (moves_right | moves_left) & !(line & (line >> 1));
-            let moves_down = line & (across_below | (down2 & down3));
-            let moves_up = down1 & (across_here | (up1 & up2));
-            down |= (moves_down | moves_up) & !(line & down1);
-        }
-        ((right & right_origins).count_ones() + (down & down_origins).count_ones()) as usize
     }
 
     /// Number of valid swaps of the (full, run-free) board, counted row by row until `limit`
@@ -642,7 +601,7 @@ pub(crate) fn pack_sparse_rows(rows: &[u64], stride: usize) -> u128 {
     packed
 }
 
-/// [`across_horizontal`] on a packed board (see [`ColorPlanes::count_valid_swaps_packed`]).
+/// [`across_horizontal`] on a packed board (see [`ColorPlanes::packed_swap_masks`]).
 #[inline]
 fn across_horizontal_packed(line: u128) -> u128 {
     let (left1, left2, right1, right2) = (line << 1, line << 2, line >> 1, line >> 2);
@@ -718,8 +677,9 @@ mod tests {
                             (right.count_ones() + down.count_ones()) as usize
                         })
                         .sum();
+                    let (right, down, _) = planes.packed_swap_masks().unwrap();
                     assert_eq!(
-                        planes.count_valid_swaps_packed(),
+                        (right.count_ones() + down.count_ones()) as usize,
                         by_rows,
                         "{width}x{height}, {colors} colours"
                     );
