@@ -457,6 +457,22 @@ fn collapse_solve_screened_sends_the_method_and_width() {
     let server = TestServer::start(&[]);
     let url = server.url();
     let start = "ABCABCAB/BCABCABC/CCAABBAC/ABBCCAAB/BACBACBA/CABBCAAB";
+    // A width without --screened would be ignored by the server: the CLI refuses it.
+    let (code, _, stderr) = matchgrid(
+        &[
+            "--server",
+            &url,
+            "collapse",
+            "solve",
+            "--board",
+            start,
+            "--screen-width",
+            "4",
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--screened"), "{stderr}");
     let solve = |extra: &[&str]| {
         let args = [
             &[

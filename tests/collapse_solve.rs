@@ -511,6 +511,14 @@ async fn out_of_range_fields_are_invalid_argument_naming_them() {
             },
             "screen_width",
         ),
+        (
+            // Checked whatever the method, though only SCREENED uses it.
+            CollapseSolveRequest {
+                screen_width: 257,
+                ..Default::default()
+            },
+            "screen_width",
+        ),
         (CollapseSolveRequest::default(), "board"),
         (
             CollapseSolveRequest {

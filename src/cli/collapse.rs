@@ -105,7 +105,7 @@ pub enum CollapseCommand {
         #[arg(long)]
         screened: bool,
         /// With --screened: moves searched further per step, 1..=256; 0 means 16.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, requires = "screened")]
         screen_width: u32,
     },
     /// Replay a list of taps at once, as Tap calls in sequence would, stopping at the first

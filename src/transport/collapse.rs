@@ -112,10 +112,10 @@ pub fn solve(
             });
         }
     };
+    // Checked whatever the method, so an out-of-range width never passes silently.
+    let screen_width = engine::ScreenWidth::parse(request.screen_width)?;
     let method = match proto::SolveMethod::try_from(request.method) {
-        Ok(proto::SolveMethod::Screened) => {
-            engine::SolveMethod::Screened(engine::ScreenWidth::parse(request.screen_width)?)
-        }
+        Ok(proto::SolveMethod::Screened) => engine::SolveMethod::Screened(screen_width),
         Ok(proto::SolveMethod::Unspecified | proto::SolveMethod::Nmcs) => engine::SolveMethod::Nmcs,
         Err(_) => {
             return Err(EngineError::InvalidParameter {

@@ -82,7 +82,8 @@ pub const MAX_SOLVE_LEVEL: u32 = 5;
 /// Children searched further per step of a screened level when a request leaves the width at
 /// 0 ([`SolveMethod::Screened`]).
 pub const DEFAULT_SCREEN_WIDTH: u32 = 16;
-/// Largest screening width accepted (a 16x16 board has at most 128 groups).
+/// Largest screening width accepted. A width at least the number of legal groups is plain
+/// NMCS; a larger value is refused rather than capped, so a request means what it says.
 pub const MAX_SCREEN_WIDTH: u32 = 256;
 /// Largest wall-clock limit accepted, in milliseconds (one hour).
 pub const MAX_SOLVE_MILLIS: u32 = 3_600_000;

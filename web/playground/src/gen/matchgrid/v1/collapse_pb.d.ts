@@ -467,7 +467,8 @@ export declare type CollapseSolveRequest = Message<"matchgrid.v1.CollapseSolveRe
    * Which moves a level of 2 or more searches further (unset, UNSPECIFIED or NMCS: all of
    * them, as before this field existed; SCREENED: simulation reduction, see above). On the 20
    * standard SameGame positions, restarts of screened level 2 score higher than restarts of
-   * plain level 2 on the same node budget (README).
+   * plain level 2 on the same node budget (README). An unknown value is INVALID_ARGUMENT naming
+   * `method`.
    *
    * @generated from field: matchgrid.v1.SolveMethod method = 9;
    */
@@ -475,7 +476,7 @@ export declare type CollapseSolveRequest = Message<"matchgrid.v1.CollapseSolveRe
 
   /**
    * With SCREENED: the moves searched further per step; unset or 0 means 16; 1..=256, beyond
-   * is INVALID_ARGUMENT naming `screen_width`. Ignored with NMCS.
+   * is INVALID_ARGUMENT naming `screen_width` whatever the method. Unused with NMCS.
    *
    * @generated from field: uint32 screen_width = 10;
    */
