@@ -166,8 +166,8 @@ pub fn resolve_swap_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
     run_cascade(after, planes, search, 0, options, rng, sink)
 }
 
-/// `board` with `swap` (valid) applied, its colour planes, and how many rows from the top hold
-/// the start of every run it has: every run passes through `a` or `b`.
+/// `board` with `swap` (valid) applied, its colour planes, and where its runs can be: every
+/// run passes through `a` or `b`.
 fn swapped(board: StableBoard, swap: Swap) -> (Board, ColorPlanes, RunSearch) {
     let (board, mut planes) = board.into_parts();
     let colors = [swap.a, swap.b].map(|at| board.index_of(at).map_or(EMPTY, |i| board.at(i)));
