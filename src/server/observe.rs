@@ -681,6 +681,23 @@ where
                 }
             }
         };
+        // A call whose client deadline has already passed is answered at once, before its body
+        // is read: tonic's own grpc-timeout check would otherwise race the handler's and answer
+        // CANCELLED ("Timeout expired") when the body arrives a little later.
+        let deadline_passed = !exempt
+            && request
+                .headers()
+                .get("grpc-timeout")
+                .and_then(|value| value.to_str().ok())
+                .and_then(crate::transport::deadline_from_grpc_timeout)
+                .is_some_and(|deadline| Instant::now() >= deadline);
+        if deadline_passed {
+            let response = status::client_deadline().into_http::<RB>();
+            record.code_on_drop = header_code(&response);
+            return Box::pin(std::future::ready(Ok(
+                response.map(|body| CallBody::new(body, record, permit))
+            )));
+        }
         let shutdown = long_lived.then(|| {
             let mut receiver = self.shutdown.subscribe();
             Box::pin(async move {

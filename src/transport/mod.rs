@@ -135,7 +135,12 @@ static LARGE_WORK_SLOTS: LazyLock<Arc<Semaphore>> =
 /// The client's deadline from a request's `grpc-timeout` header (at most 8 digits and a unit:
 /// `H`, `M`, `S`, `m`, `u`, `n`), measured from now; None without a valid one.
 pub(crate) fn client_deadline<T>(request: &Request<T>) -> Option<Instant> {
-    let value = request.metadata().get("grpc-timeout")?.to_str().ok()?;
+    deadline_from_grpc_timeout(request.metadata().get("grpc-timeout")?.to_str().ok()?)
+}
+
+/// The deadline a `grpc-timeout` header value (at most 8 digits and a unit: `H`, `M`, `S`, `m`,
+/// `u`, `n`) sets, measured from now; None for an invalid value.
+pub(crate) fn deadline_from_grpc_timeout(value: &str) -> Option<Instant> {
     if value.len() < 2 || value.len() > 9 {
         return None;
     }
