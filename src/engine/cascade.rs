@@ -169,11 +169,21 @@ pub fn resolve_swap_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
 /// `board` with `swap` (valid) applied, its colour planes, and where its runs can be: every
 /// run passes through `a` or `b`.
 fn swapped(board: StableBoard, swap: Swap) -> (Board, ColorPlanes, RunSearch) {
-    let (board, mut planes) = board.into_parts();
-    let colors = [swap.a, swap.b].map(|at| board.index_of(at).map_or(EMPTY, |i| board.at(i)));
-    let after = apply_swap(board, swap);
+    let (mut board, mut planes) = board.into_parts();
+    let search = swap_tiles(&mut board, &mut planes, swap);
+    (board, planes, search)
+}
+
+/// Exchanges the tiles of `swap` (valid) on `board` and in its colour `planes`; returns where
+/// the runs it makes can be.
+fn swap_tiles(board: &mut Board, planes: &mut ColorPlanes, swap: Swap) -> RunSearch {
+    let (Some(a), Some(b)) = (board.index_of(swap.a), board.index_of(swap.b)) else {
+        unreachable!("swap_tiles is only called after judge_swap accepted the positions")
+    };
+    let colors = [board.at(a), board.at(b)];
+    board.cells_mut().swap(a, b);
     planes.swap_cells(swap.a, swap.b, colors[0], colors[1]);
-    (after, planes, RunSearch::after_swap(swap, colors))
+    RunSearch::after_swap(swap, colors)
 }
 
 /// Where the next cascade step looks for runs. Every run of a board with no run before its
@@ -579,16 +589,11 @@ pub fn certain_outcomes(
     for swap in swaps {
         scratch.cells_mut().copy_from_slice(board.board().cells());
         planes.copy_from(board.planes());
-        let (Some(a), Some(b)) = (scratch.index_of(swap.a), scratch.index_of(swap.b)) else {
-            continue;
-        };
-        let colors = [scratch.cells()[a], scratch.cells()[b]];
-        scratch.cells_mut().swap(a, b);
-        planes.swap_cells(swap.a, swap.b, colors[0], colors[1]);
+        let search = swap_tiles(&mut scratch, &mut planes, swap);
         let (steps, score, cleared, after) = cascade::<false, _, Vec<CascadeStep>>(
             &mut scratch,
             planes,
-            RunSearch::after_swap(swap, colors),
+            search,
             &mut Vec::new(),
             0,
             options,
