@@ -149,31 +149,31 @@ fn paired(plane: Bits) -> Bits {
 }
 
 /// The `(word, bit)` of the `index`-th set bit of `a`, counting from word 0, bit 0
-/// (`index < count(a)`).
+/// (`index < count(a)`), given each word's count of set bits (`words[k]` is
+/// `a[k].count_ones()`). Written without data-dependent branches: the bit is drawn at random,
+/// so a branch on it would be mispredicted about half the time.
 #[inline]
-fn select(a: Bits, index: u32) -> (usize, u32) {
-    let mut rest = index;
-    for (k, &word) in a.iter().enumerate() {
-        let n = word.count_ones();
-        if rest < n {
-            // Halve the word while the wanted bit lies in its upper part, then step.
-            let (mut word, mut base) = (word, 0);
-            for half in [32, 16, 8] {
-                let low = (word & low_bits(half)).count_ones();
-                if rest >= low {
-                    rest -= low;
-                    word >>= half;
-                    base += half;
-                }
-            }
-            for _ in 0..rest {
-                word &= word - 1;
-            }
-            return (k, base + word.trailing_zeros());
-        }
-        rest -= n;
+fn select(a: Bits, words: [u32; 4], index: u32) -> (usize, u32) {
+    let below = [
+        0,
+        words[0],
+        words[0] + words[1],
+        words[0] + words[1] + words[2],
+    ];
+    let k = usize::from(index >= below[1])
+        + usize::from(index >= below[2])
+        + usize::from(index >= below[3]);
+    let mut rest = index - below[k];
+    // Narrow to the half holding the wanted bit, 32 bits, then 16, ..., then 1.
+    let (mut word, mut base) = (a[k], 0);
+    for half in [32, 16, 8, 4, 2, 1] {
+        let low = (word & low_bits(half)).count_ones();
+        let upper = u32::from(rest >= low);
+        rest -= upper * low;
+        word >>= upper * half;
+        base += upper * half;
     }
-    unreachable!("select below the count")
+    (k, base)
 }
 
 /// The set holding only `(word, bit)`.
@@ -435,6 +435,73 @@ pub(crate) fn tap_cells(
     }))
 }
 
+/// How many groups a [`KnownGroups`] holds; a new one replaces the oldest past that.
+const KNOWN_GROUPS: usize = 2;
+
+/// Groups of a [`CompactGame`] that draws of a playout flooded and rejected (the last
+/// [`KNOWN_GROUPS`]). A large group is drawn often and rejected often by the rejection draw;
+/// a later draw that lands in a known group checks that it is still a group (every cell still
+/// of its colour, no cell of its colour beside it: a few word operations) instead of flooding
+/// it again, and drops it when a tap since has changed it. Two groups kept did better than one,
+/// four or more (more to check per draw) worse, by instruction counts of the solve bench.
+#[derive(Clone, Debug)]
+pub(super) struct KnownGroups {
+    /// `(slot, members)`; the first `len` entries are in use.
+    groups: [(usize, Bits); KNOWN_GROUPS],
+    len: usize,
+    /// Where the next group goes when all entries are in use.
+    next: usize,
+    /// Scratch of one draw: the paired cells of each plane it draws from.
+    paired: [Bits; 16],
+}
+
+impl KnownGroups {
+    /// No groups known: the state at the start of a playout.
+    pub(super) fn new() -> Self {
+        Self {
+            groups: [(0, [0; 4]); KNOWN_GROUPS],
+            len: 0,
+            next: 0,
+            paired: [[0; 4]; 16],
+        }
+    }
+
+    /// The known group of `plane` (plane `slot` of the board as it is now) holding cell
+    /// `(word, bit)`, if one is still a group: its cells all still in `plane` and no cell of
+    /// `plane` beside them. A group is a connected set of cells, so such a set is still
+    /// exactly one group. Known groups found to be stale on the way are dropped.
+    #[inline]
+    fn find(&mut self, slot: usize, plane: Bits, word: usize, bit: u32) -> Option<Bits> {
+        let mut i = 0;
+        while i < self.len {
+            let (s, members) = self.groups[i];
+            if s == slot && members[word] >> bit & 1 == 1 {
+                let outside = and_not(and(neighbours(members), plane), members);
+                if is_empty(and_not(members, plane)) && is_empty(outside) {
+                    return Some(members);
+                }
+                self.len -= 1;
+                self.groups[i] = self.groups[self.len];
+                continue;
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Notes `members`, a group of plane `slot` of the board as it is.
+    #[inline]
+    fn note(&mut self, slot: usize, members: Bits) {
+        if self.len < KNOWN_GROUPS {
+            self.groups[self.len] = (slot, members);
+            self.len += 1;
+        } else {
+            self.groups[self.next] = (slot, members);
+            self.next = (self.next + 1) % KNOWN_GROUPS;
+        }
+    }
+}
+
 /// A settled collapse-family position of at most 16x16 cells ([`COMPACT_SIDE`]) with one
 /// 256-bit plane per colour present on the starting board: lists, counts and draws legal
 /// groups and applies taps with a few word operations per step and no allocation. Built from a
@@ -671,7 +738,7 @@ impl CompactGame {
     /// The rejection draw of [`tap_random`](Self::tap_random) for groups of two or more:
     /// `(slot, word, bit, members)` of the group drawn and the cell drawn in it.
     fn draw_pairwise<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<(usize, usize, u32, Bits)> {
-        self.draw_pairwise_avoiding(None, rng)
+        self.draw_pairwise_among(None, rng, None)
     }
 
     /// The counted draw of [`tap_random`](Self::tap_random): `(slot, word, bit, members)` of
@@ -754,15 +821,21 @@ impl CompactGame {
     /// group of another colour exists (TabuColorRandom, Schadd et al. 2008): the draw is
     /// uniform among the legal groups of the other colours, and among all legal groups when
     /// only the tabu colour has one.
+    ///
+    /// `known` carries the groups earlier draws of the same playout flooded and rejected (start
+    /// each playout with an empty one and pass it to every tap of that playout only): a draw
+    /// landing in one of them that is still a group skips its flood fill. The draws of `rng`
+    /// and the group tapped are the same as without it.
     pub(super) fn tap_random_avoiding<R: Rng + ?Sized>(
         &mut self,
         min_group: MinGroup,
         tabu: Option<usize>,
         rng: &mut R,
+        known: &mut KnownGroups,
     ) -> Option<TapGroup> {
         let drawn = if min_group == MinGroup::DEFAULT {
-            self.draw_pairwise_avoiding(tabu, rng)
-                .or_else(|| self.draw_pairwise(rng))
+            self.draw_pairwise_among(tabu, rng, Some(known))
+                .or_else(|| self.draw_pairwise_among(None, rng, Some(known)))
         } else {
             self.draw_counted_avoiding(min_group.get(), tabu, rng)
                 .or_else(|| self.draw_counted(min_group.get(), rng))
@@ -777,37 +850,55 @@ impl CompactGame {
         Some(group)
     }
 
-    /// [`draw_pairwise`](Self::draw_pairwise) over every plane but `tabu`; `None` when those
-    /// planes have no group of two or more.
-    fn draw_pairwise_avoiding<R: Rng + ?Sized>(
+    /// [`draw_pairwise`](Self::draw_pairwise) over every plane but `tabu`, looking the drawn
+    /// cell up in `known` (when given) before flooding it and noting there the groups it
+    /// rejects; `None` when those planes have no group of two or more.
+    fn draw_pairwise_among<R: Rng + ?Sized>(
         &self,
         tabu: Option<usize>,
         rng: &mut R,
+        mut known: Option<&mut KnownGroups>,
     ) -> Option<(usize, usize, u32, Bits)> {
-        let mut counts = [0u32; 16];
+        // `before[slot]`: the paired cells of the planes drawn from before plane `slot`.
+        let mut before = [0u32; 16];
         let mut total = 0;
         for (slot, &plane) in self.planes().iter().enumerate() {
+            before[slot] = total;
             if Some(slot) != tabu {
-                counts[slot] = count(paired(plane));
-                total += counts[slot];
+                let cells = paired(plane);
+                if let Some(known) = known.as_deref_mut() {
+                    known.paired[slot] = cells;
+                }
+                total += count(cells);
             }
         }
         if total == 0 {
             return None;
         }
+        let slots = usize::from(self.slots);
         loop {
-            let mut index = rng.random_range(0..total);
-            let mut slot = 0;
-            while index >= counts[slot] {
-                index -= counts[slot];
-                slot += 1;
-            }
+            let index = rng.random_range(0..total);
+            // The last plane starting at or before `index` (a plane with no paired cell
+            // starts where the next one does, so it is passed over), counted without a
+            // branch on the random index.
+            let slot: usize = (1..slots).map(|s| usize::from(before[s] <= index)).sum();
+            let index = index - before[slot];
+            let cells = match known.as_deref() {
+                Some(known) => known.paired[slot],
+                None => paired(self.planes[slot]),
+            };
+            let (word, bit) = select(cells, cells.map(u64::count_ones), index);
             let plane = self.planes[slot];
-            let (word, bit) = select(paired(plane), index);
-            let members = flood(plane, single(word, bit));
+            let found = known
+                .as_deref_mut()
+                .and_then(|k| k.find(slot, plane, word, bit));
+            let members = found.unwrap_or_else(|| flood(plane, single(word, bit)));
             let size = count(members);
             if size == 2 || rng.random_range(0..size) < 2 {
                 return Some((slot, word, bit, members));
+            }
+            if let (None, Some(known)) = (found, known.as_deref_mut()) {
+                known.note(slot, members);
             }
         }
     }
@@ -910,6 +1001,69 @@ mod tests {
             assert_eq!(nonzero_bytes(1u64 << (i % 64)), 1 << (i % 64 / 8));
         }
         assert_eq!(nonzero_bytes(0x8000_0000_0001_ff00), 0b1000_0110);
+    }
+
+    #[test]
+    fn select_finds_every_set_bit() {
+        let mut rng = crate::engine::rng_from_seed(7);
+        for _ in 0..200 {
+            let a: Bits = [0; 4].map(|_: u64| rng.random::<u64>() & rng.random::<u64>());
+            let mut index = 0;
+            for word in 0..4 {
+                for bit in 0..64 {
+                    if a[word] >> bit & 1 == 1 {
+                        assert_eq!(select(a, a.map(u64::count_ones), index), (word, bit));
+                        index += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Known groups only save floods: every tap of a playout that remembers them is the tap
+    /// of one that forgets them after each draw, on boards from 1x1 to 16x16.
+    #[test]
+    fn known_groups_leave_every_draw_unchanged() {
+        let mut remembered = 0;
+        for seed in 0..300 {
+            let mut rng = crate::engine::rng_from_seed(seed);
+            let (width, height) = (rng.random_range(1..=16), rng.random_range(1..=16));
+            let colors = rng.random_range(1..=6u8);
+            let cells = (0..width * height)
+                .map(|_| rng.random_range(1..=colors))
+                .collect();
+            let board = Board::from_engine_cells(width, height, cells);
+            let start = CompactGame::from_cells(&board).expect("at most 16x16");
+            let tabu = start.most_frequent_slot();
+            let (mut remembering, mut forgetting) = (start.clone(), start);
+            let mut known = KnownGroups::new();
+            let mut draws = crate::engine::rng_from_seed(seed);
+            let mut reference_draws = draws.clone();
+            loop {
+                remembered += known.len;
+                let tapped = remembering.tap_random_avoiding(
+                    MinGroup::DEFAULT,
+                    tabu,
+                    &mut draws,
+                    &mut known,
+                );
+                let expected = forgetting.tap_random_avoiding(
+                    MinGroup::DEFAULT,
+                    tabu,
+                    &mut reference_draws,
+                    &mut KnownGroups::new(),
+                );
+                assert_eq!(tapped, expected, "seed {seed}");
+                assert_eq!(remembering, forgetting, "seed {seed}");
+                if tapped.is_none() {
+                    break;
+                }
+            }
+        }
+        assert!(
+            remembered > 1000,
+            "groups were remembered {remembered} times"
+        );
     }
 
     #[test]

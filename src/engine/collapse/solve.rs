@@ -65,6 +65,7 @@ use crate::engine::scoring::ScoringRule;
 use crate::engine::settled::SettledBoard;
 
 use super::bitboard::TapGroup;
+use super::compact::KnownGroups;
 use super::{CollapseGame, CollapsePlayout, CompactGame};
 
 /// Node budget when a request leaves `max_nodes` at 0: one million taps, about 0.2 s on one core
@@ -439,8 +440,9 @@ impl SearchGame for CompactGame {
             None
         };
         let mut score = 0;
+        let mut known = KnownGroups::new();
         while let Some(TapGroup { position, size, .. }) =
-            self.tap_random_avoiding(min_group, tabu, rng)
+            self.tap_random_avoiding(min_group, tabu, rng, &mut known)
         {
             taps.push(position);
             score += rule.move_score(size) as i64;
