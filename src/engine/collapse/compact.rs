@@ -59,6 +59,13 @@ fn count(a: Bits) -> u32 {
     a[0].count_ones() + a[1].count_ones() + a[2].count_ones() + a[3].count_ones()
 }
 
+/// The low `n` bits set, `n` in `0..64` ([`low_bits`] without its branch for 64).
+#[inline]
+fn lane_low_bits(n: u32) -> u64 {
+    debug_assert!(n < 64, "{n} bits");
+    (1 << n) - 1
+}
+
 /// The cells of every cell's four neighbours (the cells themselves not included).
 #[inline]
 fn neighbours(a: Bits) -> Bits {
@@ -167,7 +174,7 @@ fn select(a: Bits, words: [u32; 4], index: u32) -> (usize, u32) {
     // Narrow to the half holding the wanted bit, 32 bits, then 16, ..., then 1.
     let (mut word, mut base) = (a[k], 0);
     for half in [32, 16, 8, 4, 2, 1] {
-        let low = (word & low_bits(half)).count_ones();
+        let low = (word & lane_low_bits(half)).count_ones();
         let upper = u32::from(rest >= low);
         rest -= upper * low;
         word >>= upper * half;
@@ -952,13 +959,13 @@ impl CompactGame {
                 let top = 63 - rest.leading_zeros();
                 let run = (!(rest << (63 - top))).leading_zeros();
                 let start = top + 1 - run;
-                let stay = !((LANE & !low_bits(start)) << shift);
-                let fall = (low_bits(16 - run) & !low_bits(start)) << shift;
+                let stay = !((LANE & !lane_low_bits(start)) << shift);
+                let fall = (lane_low_bits(16 - run) & !lane_low_bits(start)) << shift;
                 for plane in &mut self.planes[..slots] {
                     let w = plane[word];
                     plane[word] = (w & stay) | (w >> run & fall);
                 }
-                rest &= low_bits(start);
+                rest &= lane_low_bits(start);
             }
         }
         self.tiles -= count(members) as u16;
