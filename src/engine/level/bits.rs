@@ -61,12 +61,11 @@ impl KindMasks {
         }
     }
 
-    /// Empties the cells of `cells` (row masks, `height` rows).
-    pub(super) fn remove(&mut self, cells: &CellSet, height: usize) {
+    /// Empties the cells of row `row` in `cells` (a row mask).
+    #[inline]
+    pub(super) fn remove_row(&mut self, row: usize, cells: u64) {
         for set in [&mut self.tiles, &mut self.specials, &mut self.bombs] {
-            for row in 0..height {
-                set.set_row(row, set.row(row) & !cells.row(row));
-            }
+            set.set_row(row, set.row(row) & !cells);
         }
     }
 

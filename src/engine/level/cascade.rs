@@ -375,7 +375,7 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         };
         let falls = settle_cleared_with(
             board,
-            &scratch.cleared,
+            (&scratch.cleared, cleared.rows),
             &scratch.holes,
             &mut scratch.settle,
             (scratch.masks, &mut scratch.planes),
@@ -655,28 +655,33 @@ fn clear_step(
             rows = row + 1;
         }
     }
-    let mut effect_cleared = Vec::with_capacity(effect_count);
-    if effect_count > 0 {
-        for row in 0..height {
-            let effect = cleared.row(row) & !in_group.row(row);
-            effect_cleared.extend(BitIter(effect).map(|col| Position::new(row as u32, col)));
-        }
-    }
     let mut created: Vec<Special> = groups
         .iter()
         .filter_map(|group| creation(planes, height, group, width, trigger))
         .collect();
     created.sort_unstable_by_key(|special| special.position);
-    masks.remove(cleared, height);
-    planes.remove_cells(cleared, height);
+    // One pass over the cleared rows: the effect cells, the kind masks and the cells.
+    let mut effect_cleared = Vec::with_capacity(effect_count);
     let (colors, kinds, _) = board.parts_mut();
-    for row in 0..height {
-        for col in BitIter(cleared.row(row)) {
-            let i = row * width + col as usize;
-            colors[i] = EMPTY;
-            kinds[i] = PieceKind::Normal;
+    for (row, &line) in cleared.rows()[..rows].iter().enumerate() {
+        if line == 0 {
+            continue;
+        }
+        let effect = line & !in_group.row(row);
+        effect_cleared.extend(BitIter(effect).map(|col| Position::new(row as u32, col)));
+        let specials = line & masks.specials.row(row);
+        masks.remove_row(row, line);
+        let cells = &mut colors[row * width..(row + 1) * width];
+        for col in BitIter(line) {
+            cells[col as usize] = EMPTY;
+        }
+        // Every other cell's kind is NORMAL already.
+        let cells = &mut kinds[row * width..(row + 1) * width];
+        for col in BitIter(specials) {
+            cells[col as usize] = PieceKind::Normal;
         }
     }
+    planes.remove_cells(cleared, rows);
     for special in &created {
         let i = special.position.row as usize * width + special.position.col as usize;
         colors[i] = special.color;

@@ -271,30 +271,32 @@ pub(super) fn settle_cleared(
 }
 
 /// [`settle_cleared`] on the cascade's masks: `masks` and `planes` are the board's kind masks
-/// and colour planes (the cleared cells already taken out), kept up to date, and `holes` its
-/// holes as row masks. Each cleared column is read from the masks as one column word (tiles,
-/// slots), so finding where each tile lands is a bit scan, not a walk over the cells.
+/// and colour planes (the cleared cells already taken out), kept up to date, `holes` its holes
+/// as row masks, and `rows` one past the lowest row holding a cleared cell (nothing below it
+/// moves). Each cleared column is read from the masks as one column word (tiles, slots), so
+/// finding where each tile lands is a bit scan, not a walk over the cells.
 pub(super) fn settle_cleared_with(
     level: &mut LevelBoard,
-    cleared: &CellSet,
+    (cleared, rows): (&CellSet, usize),
     holes: &CellSet,
     buffers: &mut SettleBuffers,
     (masks, planes): (&mut KindMasks, &mut ColorPlanes),
 ) -> Vec<Fall> {
     let (width, height) = (level.width(), level.height());
     let SettleBuffers { moved, empty } = buffers;
-    let mut columns = 0;
     for row in 0..height {
-        columns |= cleared.row(row);
         moved.set_row(row, 0);
         empty.set_row(row, 0);
     }
+    let cleared = &cleared.rows()[..rows];
+    let holes = &holes.rows()[..rows];
+    let columns = cleared.iter().fold(0, |columns, &line| columns | line);
     let columns = columns & (u64::MAX >> (64 - width));
     // The lowest cleared row of each cleared column.
     let mut lowest = [0u8; 64];
     let mut pending = columns;
-    for row in (0..height).rev() {
-        let hit = cleared.row(row) & pending;
+    for (row, &line) in cleared.iter().enumerate().rev() {
+        let hit = line & pending;
         for col in BitIter(hit) {
             lowest[col as usize] = row as u8;
         }
@@ -313,9 +315,13 @@ pub(super) fn settle_cleared_with(
         // The column down to its lowest cleared cell, bit `r` for row `r`: its tiles, and its
         // slots (non-hole cells).
         let (mut tiles, mut slots) = (0u64, 0u64);
-        for row in 0..=lowest {
-            tiles |= (masks.tiles.row(row) >> col & 1) << row;
-            slots |= (!holes.row(row) >> col & 1) << row;
+        for (row, (&tile_line, &hole_line)) in masks.tiles.rows()[..=lowest]
+            .iter()
+            .zip(&holes[..=lowest])
+            .enumerate()
+        {
+            tiles |= (tile_line >> col & 1) << row;
+            slots |= (!hole_line >> col & 1) << row;
         }
         // Tiles keep their order: the k-th tile from the bottom lands in the k-th slot from
         // the bottom. Those below the lowest empty slot stay where they are.
@@ -354,13 +360,13 @@ pub(super) fn settle_cleared_with(
         }
     }
     // In the cleared columns every slot is now a tile unless it is empty.
-    for row in 0..height {
-        let settled = !holes.row(row) & !empty.row(row) & columns;
+    for (row, &hole_line) in holes.iter().enumerate() {
+        let settled = !hole_line & !empty.row(row) & columns;
         masks.set_tiles_row(row, masks.tiles.row(row) & !columns | settled);
     }
     let mut falls = Vec::with_capacity(fallen);
-    for row in 0..height {
-        for col in BitIter(moved.row(row)) {
+    for (row, &line) in moved.rows()[..rows].iter().enumerate() {
+        for col in BitIter(line) {
             let rows = &mut landed[col as usize];
             let to = rows.trailing_zeros();
             *rows &= *rows - 1;
