@@ -819,11 +819,12 @@ fn finish<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> LevelOutcome {
     // Stable when every non-hole cell holds a tile (the board has no run left).
-    let holes = scratch.holes.len_within(board.height());
-    let tiles = scratch.masks.tiles.len_within(board.height());
-    debug_assert_eq!(tiles + holes == board.len(), !board.has_empty_cell());
+    let full = u64::MAX >> (64 - board.width());
+    let (holes, tiles) = (scratch.holes.rows(), scratch.masks.tiles.rows());
+    let stable = (0..board.height()).all(|row| holes[row] | tiles[row] == full);
+    debug_assert_eq!(stable, !board.has_empty_cell());
     let mut outcome = LevelOutcome {
-        stable: tiles + holes == board.len(),
+        stable,
         board,
         steps: Vec::new(),
         total_score,
