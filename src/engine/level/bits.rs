@@ -10,7 +10,7 @@ use crate::engine::bitboard::{CellSet, ColorPlanes, pack_sparse_rows};
 /// The tile, special and bomb cells of a level board, as row masks (bit `c` of row `r` is cell
 /// `(r, c)`).
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) struct KindMasks {
+pub(crate) struct KindMasks {
     /// Cells holding a tile: a colour, or a colour bomb.
     pub(super) tiles: CellSet,
     /// Cells holding a special (any kind but NORMAL).
@@ -51,12 +51,21 @@ impl KindMasks {
         masks
     }
 
-    /// Empties the cells of `cells` (row masks, `height` rows).
-    pub(super) fn remove(&mut self, cells: &CellSet, height: usize) {
+    /// Exchanges the tiles of cells `(a_row, a_col)` and `(b_row, b_col)`, both holding one.
+    pub(super) fn exchange(&mut self, (a_row, a_col): (usize, u32), (b_row, b_col): (usize, u32)) {
+        for set in [&mut self.specials, &mut self.bombs] {
+            let a = set.row(a_row) >> a_col & 1;
+            let b = set.row(b_row) >> b_col & 1;
+            set.set_row(a_row, set.row(a_row) & !(1 << a_col) | b << a_col);
+            set.set_row(b_row, set.row(b_row) & !(1 << b_col) | a << b_col);
+        }
+    }
+
+    /// Empties the cells of row `row` in `cells` (a row mask).
+    #[inline]
+    pub(super) fn remove_row(&mut self, row: usize, cells: u64) {
         for set in [&mut self.tiles, &mut self.specials, &mut self.bombs] {
-            for row in 0..height {
-                set.set_row(row, set.row(row) & !cells.row(row));
-            }
+            set.set_row(row, set.row(row) & !cells);
         }
     }
 
@@ -72,11 +81,11 @@ impl KindMasks {
         }
     }
 
-    /// Moves the tile of cell `(from, col)` down to the empty cell `(to, col)`.
-    pub(super) fn fall(&mut self, from: usize, to: usize, col: usize) {
+    /// Moves the special, if any, of cell `(from, col)` down to the empty cell `(to, col)`
+    /// (the tile mask is left to the caller).
+    #[inline]
+    pub(super) fn fall_special(&mut self, from: usize, to: usize, col: usize) {
         let bit = 1u64 << col;
-        self.tiles.set_row(from, self.tiles.row(from) & !bit);
-        self.tiles.set_row(to, self.tiles.row(to) | bit);
         if self.specials.row(from) & bit != 0 {
             self.specials.set_row(from, self.specials.row(from) & !bit);
             self.specials.set_row(to, self.specials.row(to) | bit);
@@ -85,6 +94,12 @@ impl KindMasks {
                 self.bombs.set_row(to, self.bombs.row(to) | bit);
             }
         }
+    }
+
+    /// Sets row `row` of the tile mask.
+    #[inline]
+    pub(super) fn set_tiles_row(&mut self, row: usize, mask: u64) {
+        self.tiles.set_row(row, mask);
     }
 
     /// Puts NORMAL tiles on the empty cells of `cells` (`height` rows).

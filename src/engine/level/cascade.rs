@@ -10,7 +10,7 @@ use super::arrange::shuffle_level;
 use super::bits::KindMasks;
 use super::rules::{
     Combination, SettleBuffers, count_valid_swaps_on, count_valid_swaps_with, exchange,
-    judge_level_swap, level_gravity, level_refill, refill_cells, settle_cleared,
+    judge_level_swap, level_gravity, level_refill, refill_cells, settle_cleared_with,
 };
 use super::{LevelBoard, PieceKind, Special, StableLevel};
 use crate::engine::bitboard::{BitIter, CellSet, ColorPlanes};
@@ -147,7 +147,12 @@ pub fn resolve_level_swap_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     if let Some(rejection) = verdict.rejection() {
         return Err(EngineError::IllegalSwap(rejection));
     }
-    let (mut board, mut planes) = level.into_parts();
+    // Taken apart in place: the kind masks are large, and the scratch borrows them.
+    let StableLevel {
+        level: mut board,
+        mut planes,
+        mut masks,
+    } = level;
     board.board().checked_index("swap.a", swap.a)?;
     board.board().checked_index("swap.b", swap.b)?;
     let (a, b) = indices(&board, swap);
@@ -168,10 +173,14 @@ pub fn resolve_level_swap_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
             planes.add_cell(to.row as usize, to.col, color);
         }
     }
+    masks.exchange(
+        (swap.a.row as usize, swap.a.col),
+        (swap.b.row as usize, swap.b.col),
+    );
     let trigger = Trigger { a, b, combination };
     // The board was stable: every run now holds `a` or `b`.
     let rows = swap.a.row.max(swap.b.row) as usize + 1;
-    let mut scratch = Scratch::new(&board, planes, rows);
+    let mut scratch = Scratch::new(&board, planes, &mut masks, true, rows);
     let total_score = cascade(
         &mut board,
         Some(trigger),
@@ -238,7 +247,8 @@ pub fn resolve_level_board_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     }
     let height = board.height();
     let planes = ColorPlanes::of_by_cells(board.board());
-    let mut scratch = Scratch::new(&board, planes, height);
+    let mut masks = KindMasks::of(&board, &planes);
+    let mut scratch = Scratch::new(&board, planes, &mut masks, false, height);
     let total_score = cascade(
         &mut board,
         None,
@@ -253,17 +263,20 @@ pub fn resolve_level_board_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
 
 /// What a cascade keeps from step to step: the colour planes and kind masks of the board at
 /// the start of the step (updated after each step where it changed), and reused buffers.
-struct Scratch {
+struct Scratch<'a> {
     /// Colour planes of the board being resolved.
     planes: ColorPlanes,
     /// Tile, special and bomb masks of the board being resolved.
-    masks: KindMasks,
+    masks: &'a mut KindMasks,
     /// Every run of the board starts in one of its first `rows` rows (runs can only appear
     /// where cells changed).
     rows: usize,
-    /// Specials waiting to fire in the current step, with the kind each fires as.
-    queue: Vec<(usize, PieceKind)>,
-    /// Buffers of gravity (see [`settle_cleared`]).
+    /// Specials waiting to fire in the current step (row, column), with the kind each fires
+    /// as.
+    queue: Vec<(usize, u32, PieceKind)>,
+    /// The holes, as row masks.
+    holes: CellSet,
+    /// Buffers of gravity (see [`settle_cleared_with`]).
     settle: SettleBuffers,
     /// The cells cleared in the current step.
     cleared: CellSet,
@@ -272,13 +285,33 @@ struct Scratch {
     in_group: CellSet,
 }
 
-impl Scratch {
-    /// The scratch for `board`, whose colour planes are `planes` and whose runs all start in
-    /// its first `rows` rows.
-    fn new(board: &LevelBoard, planes: ColorPlanes, rows: usize) -> Self {
+impl<'a> Scratch<'a> {
+    /// The scratch for `board`, whose colour planes are `planes`, whose kind masks are
+    /// `masks` and whose runs all start in its first `rows` rows. When `stable` (every non-hole
+    /// cell holds a tile), the holes are read off the tile mask.
+    fn new(
+        board: &LevelBoard,
+        planes: ColorPlanes,
+        masks: &'a mut KindMasks,
+        stable: bool,
+        rows: usize,
+    ) -> Self {
         debug_assert!(planes.describes(board.board()));
+        debug_assert!(*masks == KindMasks::of(board, &planes));
+        let holes = if stable {
+            let mut holes = CellSet::new();
+            let full = u64::MAX >> (64 - board.width());
+            for row in 0..board.height() {
+                holes.set_row(row, full & !masks.tiles.row(row));
+            }
+            holes
+        } else {
+            hole_masks(board)
+        };
+        debug_assert!(holes == hole_masks(board));
         Self {
-            masks: KindMasks::of(board, &planes),
+            masks,
+            holes,
             planes,
             rows,
             queue: Vec::new(),
@@ -296,7 +329,7 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     board: &mut LevelBoard,
     mut trigger: Option<Trigger>,
     first_index: u32,
-    scratch: &mut Scratch,
+    scratch: &mut Scratch<'_>,
     sink: &mut S,
     options: CascadeOptions,
     rng: &mut R,
@@ -330,12 +363,25 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         let cleared = clear_step(board, scratch, &groups, this_trigger, combination);
         let score = 10 * u64::from(index) * cleared.count as u64;
         total_score += score;
-        let falls = settle_cleared(
+        #[cfg(debug_assertions)]
+        let expected = {
+            let mut board = board.clone();
+            let falls = super::rules::settle_cleared(
+                &mut board,
+                &scratch.cleared,
+                &mut SettleBuffers::new(),
+            );
+            (board, falls)
+        };
+        let falls = settle_cleared_with(
             board,
-            &scratch.cleared,
+            (&scratch.cleared, cleared.rows),
+            &scratch.holes,
             &mut scratch.settle,
-            Some((&mut scratch.masks, &mut scratch.planes)),
+            (scratch.masks, &mut scratch.planes),
         );
+        #[cfg(debug_assertions)]
+        debug_assert!(expected == (board.clone(), falls.clone()));
         let spawns = match options.refill {
             Refill::Random { colors } => {
                 let empty = &scratch.settle.empty;
@@ -352,7 +398,7 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         // New runs hold a changed cell: they start no lower than the lowest cleared row.
         scratch.rows = cleared.rows;
         debug_assert!(scratch.planes.describes(board.board()));
-        debug_assert!(scratch.masks == KindMasks::of(board, &scratch.planes));
+        debug_assert!(*scratch.masks == KindMasks::of(board, &scratch.planes));
         let step = LevelStep {
             index,
             groups,
@@ -394,6 +440,20 @@ fn span(from: isize, to: isize) -> u64 {
 /// The rows within `radius` of `center`, clipped to `height` rows.
 fn band(center: usize, radius: usize, height: usize) -> Range<usize> {
     center.saturating_sub(radius)..(center + radius + 1).min(height)
+}
+
+/// The holes of `board`, as row masks.
+fn hole_masks(board: &LevelBoard) -> CellSet {
+    let mut holes = CellSet::new();
+    let width = board.width();
+    for (index, &hole) in board.holes().iter().enumerate() {
+        if !hole {
+            continue;
+        }
+        let row = index / width;
+        holes.set_row(row, holes.row(row) | 1 << (index % width));
+    }
+    holes
 }
 
 /// Empties the first `height` rows of `set`.
@@ -445,7 +505,7 @@ fn combination_area(
 /// counts and events.
 fn clear_step(
     board: &mut LevelBoard,
-    scratch: &mut Scratch,
+    scratch: &mut Scratch<'_>,
     groups: &[Group],
     trigger: Option<Trigger>,
     combination: Option<(Trigger, Combination)>,
@@ -466,8 +526,9 @@ fn clear_step(
             .iter()
             .all(|p| in_group.row(p.row as usize) >> p.col & 1 == 1)
     }));
-    // A combination's two tiles are consumed: cleared, never queued.
-    let consumed = combination.map(|(trigger, _)| [trigger.a, trigger.b]);
+    // A combination's two tiles are consumed: cleared, never queued (as row and column bit).
+    let consumed = combination
+        .map(|(trigger, _)| [trigger.a, trigger.b].map(|i| (i / width, 1u64 << (i % width))));
     for row in 0..height {
         cleared.set_row(row, in_group.row(row));
     }
@@ -526,9 +587,9 @@ fn clear_step(
     queue.clear();
     for row in 0..height {
         let mut candidates = cleared.row(row);
-        for &i in consumed.iter().flatten() {
-            if i / width == row {
-                candidates &= !(1 << (i % width));
+        for &(consumed_row, bit) in consumed.iter().flatten() {
+            if consumed_row == row {
+                candidates &= !bit;
             }
         }
         if fire_as.is_none() {
@@ -538,15 +599,14 @@ fn clear_step(
             let i = row * width + col as usize;
             let kind = fires_as(row, col).unwrap_or(board.kind(i));
             if kind.is_special() {
-                queue.push((i, kind));
+                queue.push((row, col, kind));
             }
         }
     }
     let mut bomb_color = None;
     let mut head = 0;
-    while let Some(&(cell, kind)) = queue.get(head) {
+    while let Some(&(at_row, at_col, kind)) = queue.get(head) {
         head += 1;
-        let (at_row, at_col) = (cell / width, cell % width);
         let col = at_col as isize;
         // The rows the firing reaches, and the columns it clears there (among the tiles).
         let (rows, columns) = match kind {
@@ -574,17 +634,16 @@ fn clear_step(
             cleared.set_row(row, cleared.row(row) | fresh);
             let firing = fresh & masks.specials.row(row);
             for col in BitIter(firing) {
-                let i = row * width + col as usize;
-                queue.push((i, board.kind(i)));
+                queue.push((row, col, board.kind(row * width + col as usize)));
             }
         }
     }
     let fired = queue
         .iter()
-        .map(|&(cell, kind)| Special {
-            position: board.board().position_of(cell),
+        .map(|&(row, col, kind)| Special {
+            position: Position::new(row as u32, col),
             kind,
-            color: board.color(cell),
+            color: board.color(row * width + col as usize),
         })
         .collect();
     let (mut count, mut effect_count, mut rows) = (0, 0, 0);
@@ -596,28 +655,33 @@ fn clear_step(
             rows = row + 1;
         }
     }
-    let mut effect_cleared = Vec::with_capacity(effect_count);
-    if effect_count > 0 {
-        for row in 0..height {
-            let effect = cleared.row(row) & !in_group.row(row);
-            effect_cleared.extend(BitIter(effect).map(|col| Position::new(row as u32, col)));
-        }
-    }
     let mut created: Vec<Special> = groups
         .iter()
         .filter_map(|group| creation(planes, height, group, width, trigger))
         .collect();
     created.sort_unstable_by_key(|special| special.position);
-    masks.remove(cleared, height);
-    planes.remove_cells(cleared, height);
+    // One pass over the cleared rows: the effect cells, the kind masks and the cells.
+    let mut effect_cleared = Vec::with_capacity(effect_count);
     let (colors, kinds, _) = board.parts_mut();
-    for row in 0..height {
-        for col in BitIter(cleared.row(row)) {
-            let i = row * width + col as usize;
-            colors[i] = EMPTY;
-            kinds[i] = PieceKind::Normal;
+    for (row, &line) in cleared.rows()[..rows].iter().enumerate() {
+        if line == 0 {
+            continue;
+        }
+        let effect = line & !in_group.row(row);
+        effect_cleared.extend(BitIter(effect).map(|col| Position::new(row as u32, col)));
+        let specials = line & masks.specials.row(row);
+        masks.remove_row(row, line);
+        let cells = &mut colors[row * width..(row + 1) * width];
+        for col in BitIter(line) {
+            cells[col as usize] = EMPTY;
+        }
+        // Every other cell's kind is NORMAL already.
+        let cells = &mut kinds[row * width..(row + 1) * width];
+        for col in BitIter(specials) {
+            cells[col as usize] = PieceKind::Normal;
         }
     }
+    planes.remove_cells(cleared, rows);
     for special in &created {
         let i = special.position.row as usize * width + special.position.col as usize;
         colors[i] = special.color;
@@ -749,17 +813,18 @@ fn creation(
 /// stable, dead, valid swaps; shuffles a dead board under RANDOM refill with `auto_shuffle`.
 fn finish<R: Rng + ?Sized>(
     board: LevelBoard,
-    scratch: &Scratch,
+    scratch: &Scratch<'_>,
     total_score: u64,
     options: CascadeOptions,
     rng: &mut R,
 ) -> LevelOutcome {
     // Stable when every non-hole cell holds a tile (the board has no run left).
-    let holes = board.holes().iter().filter(|&&hole| hole).count();
-    let tiles = scratch.masks.tiles.len_within(board.height());
-    debug_assert_eq!(tiles + holes == board.len(), !board.has_empty_cell());
+    let full = u64::MAX >> (64 - board.width());
+    let (holes, tiles) = (scratch.holes.rows(), scratch.masks.tiles.rows());
+    let stable = (0..board.height()).all(|row| holes[row] | tiles[row] == full);
+    debug_assert_eq!(stable, !board.has_empty_cell());
     let mut outcome = LevelOutcome {
-        stable: tiles + holes == board.len(),
+        stable,
         board,
         steps: Vec::new(),
         total_score,
@@ -771,7 +836,7 @@ fn finish<R: Rng + ?Sized>(
         return outcome;
     }
     outcome.valid_swap_count =
-        count_valid_swaps_with(&outcome.board, &scratch.planes, &scratch.masks);
+        count_valid_swaps_with(&outcome.board, &scratch.planes, scratch.masks);
     outcome.dead = outcome.valid_swap_count == 0;
     let may_shuffle = matches!(options.refill, Refill::Random { .. }) && options.auto_shuffle;
     // No playable permutation is not an error here: the move itself was legal.

@@ -27,6 +27,7 @@ use super::bitboard::ColorPlanes;
 use super::board::{Board, COLOR_LETTERS, EMPTY, Position, color_char, color_from_char};
 use super::error::{BoardError, EngineError, LevelError};
 use super::runs::{has_run, matched_positions};
+use bits::KindMasks;
 
 /// The kind of a piece. Striped and wrapped pieces have a colour and match like plain tiles of
 /// it; a colour bomb has no colour (its cell value is 0) and never matches.
@@ -344,11 +345,14 @@ impl fmt::Debug for LevelBoard {
 
 /// A level board with no run and no empty non-hole cell: the only level board the rules judge
 /// swaps on. Like [`crate::engine::StableBoard`], it keeps the colour planes its stability
-/// check built, for the cascade to start from.
+/// check built, and the kind masks of its tiles, specials and bombs, for the cascade and the
+/// valid-swap count to start from.
 #[derive(Clone)]
 pub struct StableLevel {
     level: LevelBoard,
     planes: ColorPlanes,
+    /// Boxed: the masks are large (three 64-row sets), and a turn takes the board by value.
+    masks: Box<KindMasks>,
 }
 
 impl StableLevel {
@@ -362,15 +366,20 @@ impl StableLevel {
         self.level
     }
 
-    /// The board and its colour planes.
-    pub(crate) fn into_parts(self) -> (LevelBoard, ColorPlanes) {
-        (self.level, self.planes)
+    /// The colour planes and kind masks of the board.
+    pub(crate) fn bits(&self) -> (&ColorPlanes, &KindMasks) {
+        (&self.planes, &self.masks)
     }
 
     pub(crate) fn new_unchecked(level: LevelBoard) -> Self {
         debug_assert!(is_level_stable(&level));
         let planes = ColorPlanes::of(level.board());
-        Self { level, planes }
+        let masks = Box::new(KindMasks::of(&level, &planes));
+        Self {
+            level,
+            planes,
+            masks,
+        }
     }
 }
 
@@ -401,7 +410,12 @@ impl TryFrom<LevelBoard> for StableLevel {
     fn try_from(level: LevelBoard) -> Result<Self, Self::Error> {
         let planes = ColorPlanes::of(level.board());
         if !level.has_empty_cell() && !planes.has_run() {
-            return Ok(Self { level, planes });
+            let masks = Box::new(KindMasks::of(&level, &planes));
+            return Ok(Self {
+                level,
+                planes,
+                masks,
+            });
         }
         Err(EngineError::UnstableBoard {
             empty_cells: level.empty_cells(),

@@ -90,8 +90,8 @@ pub fn level_valid_swaps(level: &StableLevel) -> Vec<(Swap, Option<Combination>)
 
 /// Number of valid swaps of a stable level board, combinations included.
 pub fn count_level_valid_swaps(level: &StableLevel) -> usize {
-    let board = level.level();
-    count_valid_swaps_on(board, &ColorPlanes::of(board.board()))
+    let (planes, masks) = level.bits();
+    count_valid_swaps_with(level.level(), planes, masks)
 }
 
 /// Number of valid swaps of `level`, a run-free board whose colour planes are `planes` (the
@@ -162,7 +162,7 @@ pub(super) fn level_gravity(level: &mut LevelBoard) -> Vec<Fall> {
     for row in 0..level.height() {
         everywhere.set_row(row, u64::MAX);
     }
-    settle_cleared(level, &everywhere, &mut SettleBuffers::new(), None)
+    settle_cleared(level, &everywhere, &mut SettleBuffers::new())
 }
 
 /// Buffers [`settle_cleared`] reuses between calls, and the empty cells it leaves.
@@ -187,13 +187,12 @@ impl SettleBuffers {
 /// [`level_gravity`] after the cells of `cleared` were emptied, on a board that was settled
 /// before (every non-hole cell below a column's lowest cleared cell holds a tile, so only the
 /// rows above it move). Returns the falls, ordered by `from` in row-major order, and leaves in
-/// `buffers.empty` the empty non-hole cells of the cleared columns afterwards. `bits`, when
-/// given, are the board's kind masks and colour planes, kept up to date.
+/// `buffers.empty` the empty non-hole cells of the cleared columns afterwards. Cell by cell;
+/// the cascade uses [`settle_cleared_with`], which keeps its masks up to date.
 pub(super) fn settle_cleared(
     level: &mut LevelBoard,
     cleared: &CellSet,
     buffers: &mut SettleBuffers,
-    mut bits: Option<(&mut KindMasks, &mut ColorPlanes)>,
 ) -> Vec<Fall> {
     let (width, height) = (level.width(), level.height());
     let SettleBuffers { moved, empty } = buffers;
@@ -247,12 +246,6 @@ pub(super) fn settle_cleared(
                 moved.set_row(row, moved.row(row) | 1 << col);
                 landed[col] |= 1 << target;
                 fallen += 1;
-                if let Some((masks, planes)) = bits.as_mut() {
-                    masks.fall(row, target, col);
-                    if colors[to] != EMPTY {
-                        planes.move_cell(row, target, col, colors[to]);
-                    }
-                }
             }
         }
         // Every slot above the last one filled is now empty.
@@ -265,6 +258,115 @@ pub(super) fn settle_cleared(
     let mut falls = Vec::with_capacity(fallen);
     for row in 0..height {
         for col in BitIter(moved.row(row)) {
+            let rows = &mut landed[col as usize];
+            let to = rows.trailing_zeros();
+            *rows &= *rows - 1;
+            falls.push(Fall {
+                from: Position::new(row as u32, col),
+                to: Position::new(to, col),
+            });
+        }
+    }
+    falls
+}
+
+/// [`settle_cleared`] on the cascade's masks: `masks` and `planes` are the board's kind masks
+/// and colour planes (the cleared cells already taken out), kept up to date, `holes` its holes
+/// as row masks, and `rows` one past the lowest row holding a cleared cell (nothing below it
+/// moves). Each cleared column is read from the masks as one column word (tiles, slots), so
+/// finding where each tile lands is a bit scan, not a walk over the cells.
+pub(super) fn settle_cleared_with(
+    level: &mut LevelBoard,
+    (cleared, rows): (&CellSet, usize),
+    holes: &CellSet,
+    buffers: &mut SettleBuffers,
+    (masks, planes): (&mut KindMasks, &mut ColorPlanes),
+) -> Vec<Fall> {
+    let (width, height) = (level.width(), level.height());
+    let SettleBuffers { moved, empty } = buffers;
+    for row in 0..height {
+        moved.set_row(row, 0);
+        empty.set_row(row, 0);
+    }
+    let cleared = &cleared.rows()[..rows];
+    let holes = &holes.rows()[..rows];
+    let columns = cleared.iter().fold(0, |columns, &line| columns | line);
+    let columns = columns & (u64::MAX >> (64 - width));
+    // The lowest cleared row of each cleared column.
+    let mut lowest = [0u8; 64];
+    let mut pending = columns;
+    for (row, &line) in cleared.iter().enumerate().rev() {
+        let hit = line & pending;
+        for col in BitIter(hit) {
+            lowest[col as usize] = row as u8;
+        }
+        pending &= !hit;
+        if pending == 0 {
+            break;
+        }
+    }
+    // By column, the rows the moved tiles landed in (see `settle_cleared`).
+    let mut landed = [0u64; 64];
+    let mut fallen = 0;
+    let (colors, kinds, _) = level.parts_mut();
+    for col in BitIter(columns) {
+        let col = col as usize;
+        let lowest = usize::from(lowest[col]);
+        // The column down to its lowest cleared cell, bit `r` for row `r`: its tiles, and its
+        // slots (non-hole cells).
+        let (mut tiles, mut slots) = (0u64, 0u64);
+        for (row, (&tile_line, &hole_line)) in masks.tiles.rows()[..=lowest]
+            .iter()
+            .zip(&holes[..=lowest])
+            .enumerate()
+        {
+            tiles |= (tile_line >> col & 1) << row;
+            slots |= (!hole_line >> col & 1) << row;
+        }
+        // Tiles keep their order: the k-th tile from the bottom lands in the k-th slot from
+        // the bottom. Those below the lowest empty slot stay where they are.
+        let mut free = slots;
+        let gap = slots & !tiles;
+        if gap != 0 {
+            let below_gap = !(u64::MAX >> gap.leading_zeros());
+            free &= !below_gap;
+            tiles &= !below_gap;
+        }
+        while tiles != 0 {
+            let row = 63 - tiles.leading_zeros() as usize;
+            let target = 63 - free.leading_zeros() as usize;
+            tiles &= !(1 << row);
+            free &= !(1 << target);
+            if target == row {
+                continue;
+            }
+            let (from, to) = (row * width + col, target * width + col);
+            let color = colors[from];
+            colors[to] = color;
+            kinds[to] = kinds[from];
+            colors[from] = EMPTY;
+            kinds[from] = PieceKind::Normal;
+            moved.set_row(row, moved.row(row) | 1 << col);
+            landed[col] |= 1 << target;
+            fallen += 1;
+            masks.fall_special(row, target, col);
+            if color != EMPTY {
+                planes.move_cell(row, target, col, color);
+            }
+        }
+        // Every slot above the last one filled is now empty.
+        for row in BitIter(free) {
+            empty.set_row(row as usize, empty.row(row as usize) | 1 << col);
+        }
+    }
+    // In the cleared columns every slot is now a tile unless it is empty.
+    for (row, &hole_line) in holes.iter().enumerate() {
+        let settled = !hole_line & !empty.row(row) & columns;
+        masks.set_tiles_row(row, masks.tiles.row(row) & !columns | settled);
+    }
+    let mut falls = Vec::with_capacity(fallen);
+    for (row, &line) in moved.rows()[..rows].iter().enumerate() {
+        for col in BitIter(line) {
             let rows = &mut landed[col as usize];
             let to = rows.trailing_zeros();
             *rows &= *rows - 1;
