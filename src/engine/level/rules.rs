@@ -203,19 +203,7 @@ pub(super) fn settle_cleared(
         empty.set_row(row, 0);
     }
     let columns = columns & (u64::MAX >> (64 - width));
-    // The lowest cleared row of each cleared column.
-    let mut lowest = [0u8; 64];
-    let mut pending = columns;
-    for row in (0..height).rev() {
-        let hit = cleared.row(row) & pending;
-        for col in BitIter(hit) {
-            lowest[col as usize] = row as u8;
-        }
-        pending &= !hit;
-        if pending == 0 {
-            break;
-        }
-    }
+    let lowest = lowest_cleared_rows(&cleared.rows()[..height], columns);
     // By column, the rows the moved tiles landed in: tiles keep their order, so the k-th
     // moved tile from the top lands in the k-th of these rows from the top.
     let mut landed = [0u64; 64];
@@ -270,6 +258,25 @@ pub(super) fn settle_cleared(
     falls
 }
 
+/// The lowest row of `cleared` (row masks, bit `c` for column `c`, rows from the top) holding
+/// a cell of each column of `columns` (every one of them must have one): entry `c` for column
+/// `c`, 0 for the columns outside `columns`.
+fn lowest_cleared_rows(cleared: &[u64], columns: u64) -> [u8; 64] {
+    let mut lowest = [0u8; 64];
+    let mut pending = columns;
+    for (row, &line) in cleared.iter().enumerate().rev() {
+        let hit = line & pending;
+        for col in BitIter(hit) {
+            lowest[col as usize] = row as u8;
+        }
+        pending &= !hit;
+        if pending == 0 {
+            break;
+        }
+    }
+    lowest
+}
+
 /// [`settle_cleared`] on the cascade's masks: `masks` and `planes` are the board's kind masks
 /// and colour planes (the cleared cells already taken out), kept up to date, `holes` its holes
 /// as row masks, and `rows` one past the lowest row holding a cleared cell (nothing below it
@@ -292,19 +299,7 @@ pub(super) fn settle_cleared_with(
     let holes = &holes.rows()[..rows];
     let columns = cleared.iter().fold(0, |columns, &line| columns | line);
     let columns = columns & (u64::MAX >> (64 - width));
-    // The lowest cleared row of each cleared column.
-    let mut lowest = [0u8; 64];
-    let mut pending = columns;
-    for (row, &line) in cleared.iter().enumerate().rev() {
-        let hit = line & pending;
-        for col in BitIter(hit) {
-            lowest[col as usize] = row as u8;
-        }
-        pending &= !hit;
-        if pending == 0 {
-            break;
-        }
-    }
+    let lowest = lowest_cleared_rows(cleared, columns);
     // By column, the rows the moved tiles landed in (see `settle_cleared`).
     let mut landed = [0u64; 64];
     let mut fallen = 0;
