@@ -243,9 +243,17 @@ pub(super) fn settle_cleared(
             }
         }
     }
+    falls_to_landings(&moved.rows()[..height], &mut landed, fallen)
+}
+
+/// The falls of `fallen` moved tiles, ordered by `from` in row-major order: `moved` holds the
+/// rows the tiles moved from (row masks, bit `c` for column `c`) and `landed[c]` the rows the
+/// tiles of column `c` landed in; tiles keep their order, so the k-th moved tile of a column
+/// from the top lands in the k-th landing row from the top. Empties `landed`.
+fn falls_to_landings(moved: &[u64], landed: &mut [u64; 64], fallen: usize) -> Vec<Fall> {
     let mut falls = Vec::with_capacity(fallen);
-    for row in 0..height {
-        for col in BitIter(moved.row(row)) {
+    for (row, &line) in moved.iter().enumerate() {
+        for col in BitIter(line) {
             let rows = &mut landed[col as usize];
             let to = rows.trailing_zeros();
             *rows &= *rows - 1;
@@ -359,19 +367,7 @@ pub(super) fn settle_cleared_with(
         let settled = !hole_line & !empty.row(row) & columns;
         masks.set_tiles_row(row, masks.tiles.row(row) & !columns | settled);
     }
-    let mut falls = Vec::with_capacity(fallen);
-    for (row, &line) in moved.rows()[..rows].iter().enumerate() {
-        for col in BitIter(line) {
-            let rows = &mut landed[col as usize];
-            let to = rows.trailing_zeros();
-            *rows &= *rows - 1;
-            falls.push(Fall {
-                from: Position::new(row as u32, col),
-                to: Position::new(to, col),
-            });
-        }
-    }
-    falls
+    falls_to_landings(&moved.rows()[..rows], &mut landed, fallen)
 }
 
 /// Fills every empty non-hole cell, in row-major order, with a NORMAL tile of a colour drawn
