@@ -29,6 +29,12 @@ impl CellSet {
         &self.rows
     }
 
+    /// Every row mask, to change in place.
+    #[inline]
+    pub(crate) fn rows_mut(&mut self) -> &mut [u64] {
+        &mut self.rows
+    }
+
     #[inline]
     pub(crate) fn set_row(&mut self, row: usize, mask: u64) {
         self.rows[row] = mask;
@@ -278,13 +284,19 @@ impl ColorPlanes {
     /// only their two colours can match.
     pub(crate) fn matched_of_colors(&self, rows: usize, colors: u32) -> CellSet {
         let mut matched = CellSet::new();
+        self.add_matched_of_colors(rows, colors, &mut matched);
+        matched
+    }
+
+    /// Adds [`ColorPlanes::matched_of_colors`] to `matched`, in place.
+    #[inline]
+    pub(crate) fn add_matched_of_colors(&self, rows: usize, colors: u32, matched: &mut CellSet) {
         for color in BitIter(u64::from(colors)) {
             let color = color as usize;
             if (1..=self.colors).contains(&color) {
-                self.add_matched_of_color(color, rows, &mut matched);
+                self.add_matched_of_color(color, rows, matched);
             }
         }
-        matched
     }
 
     /// Adds to `matched` the cells of colour `color`'s runs that start in the first `rows`

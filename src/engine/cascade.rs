@@ -188,17 +188,18 @@ fn swap_tiles(board: &mut Board, planes: &mut ColorPlanes, swap: Swap) -> RunSea
 
 /// Where the next cascade step looks for runs. Every run of a board with no run before its
 /// last change passes through a changed cell: it starts in the first `rows` rows (the deepest
-/// changed row) and has the colour of a changed cell.
+/// changed row) and has the colour of a changed cell. Shared with the level cascade.
 #[derive(Clone, Copy, Debug)]
-struct RunSearch {
-    rows: usize,
-    /// The colours of the changed cells: bit `c` for colour `c` (`1..=16`).
-    colors: u32,
+pub(crate) struct RunSearch {
+    pub(crate) rows: usize,
+    /// The colours of the changed cells: bit `c` for colour `c` (`1..=16`; bit 0, an empty
+    /// cell's or a colour bomb's, is ignored).
+    pub(crate) colors: u32,
 }
 
 impl RunSearch {
     /// Every run of a `height`-row board.
-    fn everywhere(height: usize) -> Self {
+    pub(crate) fn everywhere(height: usize) -> Self {
         Self {
             rows: height,
             colors: u32::MAX,
@@ -207,7 +208,7 @@ impl RunSearch {
 
     /// The runs `swap` (valid, on a run-free board) can make, given the colours of its cells:
     /// they pass through `a` or `b`, so they start at or above the lower one.
-    fn after_swap(swap: Swap, colors: [u8; 2]) -> Self {
+    pub(crate) fn after_swap(swap: Swap, colors: [u8; 2]) -> Self {
         Self {
             rows: swap.a.row.max(swap.b.row) as usize + 1,
             colors: 1 << colors[0] | 1 << colors[1],
@@ -215,8 +216,13 @@ impl RunSearch {
     }
 
     /// The matched cells of `planes` this search covers.
-    fn matched(self, planes: &ColorPlanes) -> CellSet {
+    pub(crate) fn matched(self, planes: &ColorPlanes) -> CellSet {
         planes.matched_of_colors(self.rows, self.colors)
+    }
+
+    /// Adds the matched cells of `planes` this search covers to `matched`, in place.
+    pub(crate) fn add_matched(self, planes: &ColorPlanes, matched: &mut CellSet) {
+        planes.add_matched_of_colors(self.rows, self.colors, matched);
     }
 }
 

@@ -15,7 +15,7 @@ use super::rules::{
 use super::{LevelBoard, PieceKind, Special, StableLevel};
 use crate::engine::bitboard::{BitIter, CellSet, ColorPlanes};
 use crate::engine::board::{EMPTY, Position};
-use crate::engine::cascade::{CascadeOptions, Refill};
+use crate::engine::cascade::{CascadeOptions, Refill, RunSearch};
 use crate::engine::error::EngineError;
 use crate::engine::gravity::{Fall, Spawn};
 use crate::engine::moves::{Swap, SwapVerdict};
@@ -178,9 +178,10 @@ pub fn resolve_level_swap_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         (swap.b.row as usize, swap.b.col),
     );
     let trigger = Trigger { a, b, combination };
-    // The board was stable: every run now holds `a` or `b`.
-    let rows = swap.a.row.max(swap.b.row) as usize + 1;
-    let mut scratch = Scratch::new(&board, planes, &mut masks, true, rows);
+    // The board was stable: every run now holds `a` or `b`, so it has one of their colours
+    // and starts no lower than the lower one.
+    let search = RunSearch::after_swap(swap, [board.color(a), board.color(b)]);
+    let mut scratch = Scratch::new(&board, planes, &mut masks, true, search);
     let total_score = cascade(
         &mut board,
         Some(trigger),
@@ -248,7 +249,8 @@ pub fn resolve_level_board_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     let height = board.height();
     let planes = ColorPlanes::of_by_cells(board.board());
     let mut masks = KindMasks::of(&board, &planes);
-    let mut scratch = Scratch::new(&board, planes, &mut masks, false, height);
+    let search = RunSearch::everywhere(height);
+    let mut scratch = Scratch::new(&board, planes, &mut masks, false, search);
     let total_score = cascade(
         &mut board,
         None,
@@ -268,12 +270,8 @@ struct Scratch<'a> {
     planes: ColorPlanes,
     /// Tile, special and bomb masks of the board being resolved.
     masks: &'a mut KindMasks,
-    /// Every run of the board starts in one of its first `rows` rows (runs can only appear
-    /// where cells changed).
-    rows: usize,
-    /// Specials waiting to fire in the current step (row, column), with the kind each fires
-    /// as.
-    queue: Vec<(usize, u32, PieceKind)>,
+    /// Where the board's runs can be (runs can only appear where cells changed).
+    search: RunSearch,
     /// The holes, as row masks.
     holes: CellSet,
     /// Buffers of gravity (see [`settle_cleared_with`]).
@@ -287,14 +285,14 @@ struct Scratch<'a> {
 
 impl<'a> Scratch<'a> {
     /// The scratch for `board`, whose colour planes are `planes`, whose kind masks are
-    /// `masks` and whose runs all start in its first `rows` rows. When `stable` (every non-hole
-    /// cell holds a tile), the holes are read off the tile mask.
+    /// `masks` and whose runs are all within `search`. When `stable` (every non-hole cell
+    /// holds a tile), the holes are read off the tile mask.
     fn new(
         board: &LevelBoard,
         planes: ColorPlanes,
         masks: &'a mut KindMasks,
         stable: bool,
-        rows: usize,
+        search: RunSearch,
     ) -> Self {
         debug_assert!(planes.describes(board.board()));
         debug_assert!(*masks == KindMasks::of(board, &planes));
@@ -313,8 +311,7 @@ impl<'a> Scratch<'a> {
             masks,
             holes,
             planes,
-            rows,
-            queue: Vec::new(),
+            search,
             settle: SettleBuffers::new(),
             cleared: CellSet::new(),
             in_group: CellSet::new(),
@@ -340,20 +337,20 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         let this_trigger = trigger.take();
         let combination = this_trigger.and_then(|t| t.combination.map(|c| (t, c)));
         let height = board.height();
+        reset(&mut scratch.in_group, height);
         let groups = if combination.is_some() {
-            reset(&mut scratch.in_group, height);
             Vec::new()
         } else {
-            let matched = scratch.planes.matched_from_rows(scratch.rows);
-            debug_assert!(matched == scratch.planes.matched());
-            for row in 0..height {
-                scratch.in_group.set_row(row, matched.row(row));
+            let search = scratch.search;
+            search.add_matched(&scratch.planes, &mut scratch.in_group);
+            let matched = &scratch.in_group;
+            debug_assert!(*matched == scratch.planes.matched(), "a run outside {search:?}");
+            let any = matched.rows()[..height].iter().fold(0, |any, &line| any | line);
+            if any == 0 {
+                return Ok(total_score);
             }
-            groups_of(&scratch.planes, &matched)
+            groups_of(&scratch.planes, matched)
         };
-        if groups.is_empty() && combination.is_none() {
-            return Ok(total_score);
-        }
         index += 1;
         if index > options.max_steps {
             return Err(EngineError::CascadeLimitExceeded {
@@ -382,21 +379,31 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         );
         #[cfg(debug_assertions)]
         debug_assert!(expected == (board.clone(), falls.clone()));
+        // New runs hold a changed cell (a moved, spawned or created tile): they have its
+        // colour and start no lower than the lowest cleared row.
+        let mut changed_colors = scratch.settle.moved_colors;
+        for special in &cleared.created {
+            changed_colors |= 1 << special.color;
+        }
         let spawns = match options.refill {
             Refill::Random { colors } => {
                 let empty = &scratch.settle.empty;
                 scratch.masks.fill(empty, board.height());
+                let empty = (empty, scratch.settle.empty_count);
                 let spawns = refill_cells(board, empty, colors, rng);
                 for spawn in &spawns {
                     let (row, col) = (spawn.position.row as usize, spawn.position.col);
                     scratch.planes.add_cell(row, col, spawn.color);
+                    changed_colors |= 1 << spawn.color;
                 }
                 spawns
             }
             Refill::None => Vec::new(),
         };
-        // New runs hold a changed cell: they start no lower than the lowest cleared row.
-        scratch.rows = cleared.rows;
+        scratch.search = RunSearch {
+            rows: cleared.rows,
+            colors: changed_colors,
+        };
         debug_assert!(scratch.planes.describes(board.board()));
         debug_assert!(*scratch.masks == KindMasks::of(board, &scratch.planes));
         let step = LevelStep {
@@ -514,7 +521,6 @@ fn clear_step(
     let Scratch {
         planes,
         masks,
-        queue,
         cleared,
         in_group,
         ..
@@ -581,33 +587,41 @@ fn clear_step(
             _ => PieceKind::Wrapped,
         })
     };
-    // The queue, seeded row-major with everything cleared so far that fires. Every cell
-    // queued from here on is cleared when it is queued, and a firing queues only cells it
-    // newly clears: nothing is queued twice.
-    queue.clear();
+    let special_at = |row: usize, col: u32, kind: PieceKind| Special {
+        position: Position::new(row as u32, col),
+        kind,
+        color: board.color(row * width + col as usize),
+    };
+    // The queue of firings, which is also the list of specials fired: seeded row-major with
+    // everything cleared so far that fires. Every cell queued from here on is cleared when it
+    // is queued, and a firing queues only cells it newly clears: nothing is queued twice.
+    let mut fired = Vec::new();
     for row in 0..height {
         let mut candidates = cleared.row(row);
+        if fire_as.is_none() {
+            candidates &= masks.specials.row(row);
+        }
+        if candidates == 0 {
+            continue;
+        }
         for &(consumed_row, bit) in consumed.iter().flatten() {
             if consumed_row == row {
                 candidates &= !bit;
             }
         }
-        if fire_as.is_none() {
-            candidates &= masks.specials.row(row);
-        }
         for col in BitIter(candidates) {
             let i = row * width + col as usize;
             let kind = fires_as(row, col).unwrap_or(board.kind(i));
             if kind.is_special() {
-                queue.push((row, col, kind));
+                fired.push(special_at(row, col, kind));
             }
         }
     }
     let mut bomb_color = None;
     let mut head = 0;
-    while let Some(&(at_row, at_col, kind)) = queue.get(head) {
+    while let Some(&Special { position, kind, .. }) = fired.get(head) {
         head += 1;
-        let col = at_col as isize;
+        let (at_row, col) = (position.row as usize, position.col as isize);
         // The rows the firing reaches, and the columns it clears there (among the tiles).
         let (rows, columns) = match kind {
             PieceKind::Normal => (0..0, 0),
@@ -634,27 +648,24 @@ fn clear_step(
             cleared.set_row(row, cleared.row(row) | fresh);
             let firing = fresh & masks.specials.row(row);
             for col in BitIter(firing) {
-                queue.push((row, col, board.kind(row * width + col as usize)));
+                fired.push(special_at(row, col, board.kind(row * width + col as usize)));
             }
         }
     }
-    let fired = queue
+    let rows = cleared.rows()[..height]
         .iter()
-        .map(|&(row, col, kind)| Special {
-            position: Position::new(row as u32, col),
-            kind,
-            color: board.color(row * width + col as usize),
-        })
-        .collect();
-    let (mut count, mut effect_count, mut rows) = (0, 0, 0);
-    for row in 0..height {
-        let line = cleared.row(row);
-        count += line.count_ones() as usize;
-        effect_count += (line & !in_group.row(row)).count_ones() as usize;
-        if line != 0 {
-            rows = row + 1;
+        .rposition(|&line| line != 0)
+        .map_or(0, |row| row + 1);
+    let mut effect_count = 0;
+    for (row, &line) in cleared.rows()[..rows].iter().enumerate() {
+        let effect = line & !in_group.row(row);
+        if effect != 0 {
+            effect_count += effect.count_ones() as usize;
         }
     }
+    // The groups partition the cells of `in_group`, all cleared.
+    let count = effect_count + groups.iter().map(|group| group.cells.len()).sum::<usize>();
+    debug_assert_eq!(count, cleared.len_within(height));
     let mut created: Vec<Special> = groups
         .iter()
         .filter_map(|group| creation(planes, height, group, width, trigger))

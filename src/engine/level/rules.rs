@@ -172,6 +172,14 @@ pub(super) struct SettleBuffers {
     /// After [`settle_cleared`]: the empty non-hole cells of the cleared columns (the cells
     /// refill fills).
     pub(super) empty: CellSet,
+    /// After [`settle_cleared_with`]: the colours of the tiles that moved, bit `c` for colour
+    /// `c` (bit 0 for a colour bomb).
+    pub(super) moved_colors: u32,
+    /// After [`settle_cleared_with`]: the number of cells in `empty`.
+    pub(super) empty_count: usize,
+    /// By column, the rows the moved tiles landed in (see [`falls_to_landings`]); all zero
+    /// between calls.
+    landed: [u64; 64],
 }
 
 impl SettleBuffers {
@@ -180,6 +188,9 @@ impl SettleBuffers {
         Self {
             moved: CellSet::new(),
             empty: CellSet::new(),
+            moved_colors: 0,
+            empty_count: 0,
+            landed: [0; 64],
         }
     }
 }
@@ -195,7 +206,7 @@ pub(super) fn settle_cleared(
     buffers: &mut SettleBuffers,
 ) -> Vec<Fall> {
     let (width, height) = (level.width(), level.height());
-    let SettleBuffers { moved, empty } = buffers;
+    let SettleBuffers { moved, empty, .. } = buffers;
     let mut columns = 0;
     for row in 0..height {
         columns |= cleared.row(row);
@@ -298,18 +309,25 @@ pub(super) fn settle_cleared_with(
     (masks, planes): (&mut KindMasks, &mut ColorPlanes),
 ) -> Vec<Fall> {
     let (width, height) = (level.width(), level.height());
-    let SettleBuffers { moved, empty } = buffers;
+    let SettleBuffers {
+        moved,
+        empty,
+        moved_colors,
+        empty_count,
+        landed,
+    } = buffers;
+    debug_assert!(landed.iter().all(|&rows| rows == 0));
     for row in 0..height {
         moved.set_row(row, 0);
         empty.set_row(row, 0);
     }
+    *moved_colors = 0;
+    *empty_count = 0;
     let cleared = &cleared.rows()[..rows];
     let holes = &holes.rows()[..rows];
     let columns = cleared.iter().fold(0, |columns, &line| columns | line);
     let columns = columns & (u64::MAX >> (64 - width));
     let lowest = lowest_cleared_rows(cleared, columns);
-    // By column, the rows the moved tiles landed in (see `settle_cleared`).
-    let mut landed = [0u64; 64];
     let mut fallen = 0;
     let (colors, kinds, _) = level.parts_mut();
     for col in BitIter(columns) {
@@ -345,6 +363,7 @@ pub(super) fn settle_cleared_with(
             }
             let (from, to) = (row * width + col, target * width + col);
             let color = colors[from];
+            *moved_colors |= 1 << color;
             colors[to] = color;
             kinds[to] = kinds[from];
             colors[from] = EMPTY;
@@ -357,9 +376,12 @@ pub(super) fn settle_cleared_with(
                 planes.move_cell(row, target, col, color);
             }
         }
-        // Every slot above the last one filled is now empty.
-        for row in BitIter(free) {
-            empty.set_row(row as usize, empty.row(row as usize) | 1 << col);
+        // Every slot above the last one filled is now empty (a pass over the rows, not over
+        // the empty slots: no branch on the data).
+        for (row, line) in empty.rows_mut()[..=lowest].iter_mut().enumerate() {
+            let is_empty = free >> row & 1;
+            *line |= is_empty << col;
+            *empty_count += is_empty as usize;
         }
     }
     // In the cleared columns every slot is now a tile unless it is empty.
@@ -367,7 +389,7 @@ pub(super) fn settle_cleared_with(
         let settled = !hole_line & !empty.row(row) & columns;
         masks.set_tiles_row(row, masks.tiles.row(row) & !columns | settled);
     }
-    falls_to_landings(&moved.rows()[..rows], &mut landed, fallen)
+    falls_to_landings(&moved.rows()[..rows], landed, fallen)
 }
 
 /// Fills every empty non-hole cell, in row-major order, with a NORMAL tile of a colour drawn
@@ -383,26 +405,31 @@ pub(super) fn level_refill<R: Rng + ?Sized>(
         let row = index / width;
         empty.set_row(row, empty.row(row) | 1 << (index % width));
     }
-    refill_cells(level, &empty, colors, rng)
+    let count = empty.len_within(level.height());
+    refill_cells(level, (&empty, count), colors, rng)
 }
 
-/// Fills the cells of `empty` (empty non-hole cells of `level`), in row-major order, with a
-/// NORMAL tile of a colour drawn uniformly from `1..=colors`.
+/// Fills the `count` cells of `empty` (empty non-hole cells of `level`), in row-major order,
+/// with a NORMAL tile of a colour drawn uniformly from `1..=colors`.
 pub(super) fn refill_cells<R: Rng + ?Sized>(
     level: &mut LevelBoard,
-    empty: &CellSet,
+    (empty, count): (&CellSet, usize),
     colors: u8,
     rng: &mut R,
 ) -> Vec<Spawn> {
     let (width, height) = (level.width(), level.height());
-    let mut spawns = Vec::with_capacity(empty.len_within(height));
+    debug_assert_eq!(count, empty.len_within(height));
+    let mut spawns = Vec::with_capacity(count);
     let (cells, kinds, _) = level.parts_mut();
-    for position in empty.positions(height) {
-        let index = position.row as usize * width + position.col as usize;
-        let color = rng.random_range(1..=colors);
-        cells[index] = color;
-        kinds[index] = PieceKind::Normal;
-        spawns.push(Spawn { position, color });
+    for (row, &line) in empty.rows()[..height].iter().enumerate() {
+        for col in BitIter(line) {
+            let index = row * width + col as usize;
+            let color = rng.random_range(1..=colors);
+            cells[index] = color;
+            kinds[index] = PieceKind::Normal;
+            let position = Position::new(row as u32, col);
+            spawns.push(Spawn { position, color });
+        }
     }
     spawns
 }
