@@ -29,12 +29,6 @@ impl CellSet {
         &self.rows
     }
 
-    /// Every row mask, to change in place.
-    #[inline]
-    pub(crate) fn rows_mut(&mut self) -> &mut [u64] {
-        &mut self.rows
-    }
-
     #[inline]
     pub(crate) fn set_row(&mut self, row: usize, mask: u64) {
         self.rows[row] = mask;

@@ -390,10 +390,8 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
                 let empty = &scratch.settle.empty;
                 scratch.masks.fill(empty, board.height());
                 let empty = (empty, scratch.settle.empty_count);
-                let spawns = refill_cells(board, empty, colors, rng);
+                let spawns = refill_cells(board, empty, colors, rng, Some(&mut scratch.planes));
                 for spawn in &spawns {
-                    let (row, col) = (spawn.position.row as usize, spawn.position.col);
-                    scratch.planes.add_cell(row, col, spawn.color);
                     changed_colors |= 1 << spawn.color;
                 }
                 spawns

@@ -376,12 +376,11 @@ pub(super) fn settle_cleared_with(
                 planes.move_cell(row, target, col, color);
             }
         }
-        // Every slot above the last one filled is now empty (a pass over the rows, not over
-        // the empty slots: no branch on the data).
-        for (row, line) in empty.rows_mut()[..=lowest].iter_mut().enumerate() {
-            let is_empty = free >> row & 1;
-            *line |= is_empty << col;
-            *empty_count += is_empty as usize;
+        // Every slot above the last one filled is now empty.
+        for row in BitIter(free) {
+            let row = row as usize;
+            empty.set_row(row, empty.row(row) | 1 << col);
+            *empty_count += 1;
         }
     }
     // In the cleared columns every slot is now a tile unless it is empty.
@@ -406,16 +405,18 @@ pub(super) fn level_refill<R: Rng + ?Sized>(
         empty.set_row(row, empty.row(row) | 1 << (index % width));
     }
     let count = empty.len_within(level.height());
-    refill_cells(level, (&empty, count), colors, rng)
+    refill_cells(level, (&empty, count), colors, rng, None)
 }
 
 /// Fills the `count` cells of `empty` (empty non-hole cells of `level`), in row-major order,
-/// with a NORMAL tile of a colour drawn uniformly from `1..=colors`.
+/// with a NORMAL tile of a colour drawn uniformly from `1..=colors`, and puts each on `planes`
+/// when given (the board's colour planes).
 pub(super) fn refill_cells<R: Rng + ?Sized>(
     level: &mut LevelBoard,
     (empty, count): (&CellSet, usize),
     colors: u8,
     rng: &mut R,
+    mut planes: Option<&mut ColorPlanes>,
 ) -> Vec<Spawn> {
     let (width, height) = (level.width(), level.height());
     debug_assert_eq!(count, empty.len_within(height));
@@ -427,6 +428,9 @@ pub(super) fn refill_cells<R: Rng + ?Sized>(
             let color = rng.random_range(1..=colors);
             cells[index] = color;
             kinds[index] = PieceKind::Normal;
+            if let Some(planes) = planes.as_deref_mut() {
+                planes.add_cell(row, col, color);
+            }
             let position = Position::new(row as u32, col);
             spawns.push(Spawn { position, color });
         }
