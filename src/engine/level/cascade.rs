@@ -287,6 +287,7 @@ impl<'a> Scratch<'a> {
     /// The scratch for `board`, whose colour planes are `planes`, whose kind masks are
     /// `masks` and whose runs are all within `search`. When `stable` (every non-hole cell
     /// holds a tile), the holes are read off the tile mask.
+    #[inline]
     fn new(
         board: &LevelBoard,
         planes: ColorPlanes,

@@ -184,6 +184,7 @@ pub(super) struct SettleBuffers {
 
 impl SettleBuffers {
     /// Empty buffers.
+    #[inline]
     pub(super) fn new() -> Self {
         Self {
             moved: CellSet::new(),
