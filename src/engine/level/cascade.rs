@@ -345,8 +345,13 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
             let search = scratch.search;
             search.add_matched(&scratch.planes, &mut scratch.in_group);
             let matched = &scratch.in_group;
-            debug_assert!(*matched == scratch.planes.matched(), "a run outside {search:?}");
-            let any = matched.rows()[..height].iter().fold(0, |any, &line| any | line);
+            debug_assert!(
+                *matched == scratch.planes.matched(),
+                "a run outside {search:?}"
+            );
+            let any = matched.rows()[..height]
+                .iter()
+                .fold(0, |any, &line| any | line);
             if any == 0 {
                 return Ok(total_score);
             }
