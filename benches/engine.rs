@@ -150,8 +150,35 @@ fn bench_rng(c: &mut Criterion) {
     group.finish();
 }
 
-/// One swap turn on a stable board: the recorded or the simulation path.
-type TurnFn = fn(StableBoard, Swap, CascadeOptions, &mut engine::SeededRng);
+/// One swap turn on a stable board, its RNG seeded from the `u64`: the recorded or the
+/// simulation path.
+type TurnFn = fn(StableBoard, Swap, CascadeOptions, u64);
+
+// The timed turns are functions of their own (never inlined), so that a profiler can single
+// them out of the bench binary, setup left out; README gives the callgrind command.
+
+/// A full turn as the ResolveCascade RPC runs it: judge the swap, resolve the cascade with
+/// random refill recording every step, judge the final board (dead, valid swaps); the outcome
+/// is dropped here.
+#[inline(never)]
+fn recorded_turn(board: StableBoard, swap: Swap, options: CascadeOptions, seed: u64) {
+    let mut rng = engine::rng_from_seed(seed);
+    black_box(engine::resolve_swap(board, swap, options, &mut rng).unwrap());
+}
+
+/// The same turn for simulations: same board, score and dead check, no events.
+#[inline(never)]
+fn simulated_turn(board: StableBoard, swap: Swap, options: CascadeOptions, seed: u64) {
+    let mut rng = engine::rng_from_seed(seed);
+    black_box(engine::play_swap(board, swap, options, &mut rng).unwrap());
+}
+
+/// [`recorded_turn`] on a level board.
+#[inline(never)]
+fn level_recorded_turn(level: StableLevel, swap: Swap, options: CascadeOptions, seed: u64) {
+    let mut rng = engine::rng_from_seed(seed);
+    black_box(resolve_level_swap(level, swap, options, &mut rng).unwrap());
+}
 
 fn bench_swap(c: &mut Criterion) {
     for (width, height, colors, name) in [(9, 9, 6, "swap_9x9_6c"), (64, 64, 16, "swap_64x64_16c")]
@@ -201,16 +228,9 @@ fn bench_swap(c: &mut Criterion) {
             auto_shuffle: true,
             max_steps: 1000,
         };
-        // A full turn as the ResolveCascade RPC runs it: judge the swap, resolve the cascade
-        // with random refill recording every step, judge the final board (dead, valid swaps).
-        // Then the same turn for simulations: same board, score and dead check, no events.
         let turns: [(&str, TurnFn); 2] = [
-            ("full_turn_recorded", |board, swap, options, rng| {
-                black_box(engine::resolve_swap(board, swap, options, rng).unwrap());
-            }),
-            ("full_turn", |board, swap, options, rng| {
-                black_box(engine::play_swap(board, swap, options, rng).unwrap());
-            }),
+            ("full_turn_recorded", recorded_turn),
+            ("full_turn", simulated_turn),
         ];
         for (name, turn) in turns {
             group.bench_function(name, |b| {
@@ -219,9 +239,7 @@ fn bench_swap(c: &mut Criterion) {
                         next = (next + 1) % boards.len();
                         (boards[next].clone(), next as u64)
                     },
-                    |((board, swap), seed)| {
-                        turn(board, swap, options, &mut engine::rng_from_seed(seed))
-                    },
+                    |((board, swap), seed)| turn(board, swap, options, seed),
                     BatchSize::SmallInput,
                 )
             });
@@ -295,12 +313,7 @@ fn bench_levels(c: &mut Criterion) {
                 (boards[next].clone(), next as u64)
             },
             // The outcome is dropped inside the timed routine, as the plain turns' are.
-            |((level, swap), seed)| {
-                black_box(
-                    resolve_level_swap(level, swap, options, &mut engine::rng_from_seed(seed))
-                        .unwrap(),
-                );
-            },
+            |((level, swap), seed)| level_recorded_turn(level, swap, options, seed),
             BatchSize::SmallInput,
         )
     });
