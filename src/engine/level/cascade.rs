@@ -386,7 +386,10 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         #[cfg(debug_assertions)]
         debug_assert!(expected == (board.clone(), falls.clone()));
         // New runs hold a changed cell (a moved, spawned or created tile): they have its
-        // colour and start no lower than the lowest cleared row.
+        // colour and start no lower than the lowest cleared row. Every other cell is as it
+        // was, and the step cleared every run of the board it started from; in a
+        // combination's step, which clears no groups, every run passes through one of the two
+        // swapped tiles (the board was stable before the swap), and the step clears both.
         let mut changed_colors = scratch.settle.moved_colors;
         for special in &cleared.created {
             changed_colors |= 1 << special.color;
@@ -662,10 +665,7 @@ fn clear_step(
         .map_or(0, |row| row + 1);
     let mut effect_count = 0;
     for (row, &line) in cleared.rows()[..rows].iter().enumerate() {
-        let effect = line & !in_group.row(row);
-        if effect != 0 {
-            effect_count += effect.count_ones() as usize;
-        }
+        effect_count += (line & !in_group.row(row)).count_ones() as usize;
     }
     // The groups partition the cells of `in_group`, all cleared.
     let count = effect_count + groups.iter().map(|group| group.cells.len()).sum::<usize>();

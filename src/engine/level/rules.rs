@@ -165,7 +165,9 @@ pub(super) fn level_gravity(level: &mut LevelBoard) -> Vec<Fall> {
     settle_cleared(level, &everywhere, &mut SettleBuffers::new())
 }
 
-/// Buffers [`settle_cleared`] reuses between calls, and the empty cells it leaves.
+/// Buffers [`settle_cleared`] and [`settle_cleared_with`] reuse between calls, and what they
+/// leave for refill: the empty cells, and (`settle_cleared_with` only) their count and the
+/// colours of the tiles that moved.
 pub(super) struct SettleBuffers {
     /// The cells whose tile moved.
     moved: CellSet,
@@ -301,7 +303,9 @@ fn lowest_cleared_rows(cleared: &[u64], columns: u64) -> [u8; 64] {
 /// and colour planes (the cleared cells already taken out), kept up to date, `holes` its holes
 /// as row masks, and `rows` one past the lowest row holding a cleared cell (nothing below it
 /// moves). Each cleared column is read from the masks as one column word (tiles, slots), so
-/// finding where each tile lands is a bit scan, not a walk over the cells.
+/// finding where each tile lands is a bit scan, not a walk over the cells. Leaves in `buffers`
+/// the empty cells, their count and the moved tiles' colours (`landed` must be all zero on
+/// entry, as every call leaves it).
 pub(super) fn settle_cleared_with(
     level: &mut LevelBoard,
     (cleared, rows): (&CellSet, usize),
