@@ -240,13 +240,8 @@ pub(super) fn settle_cleared(
                 target -= 1;
             }
             if target != row {
-                let to = target * width + col;
-                colors[to] = colors[from];
-                kinds[to] = kinds[from];
-                colors[from] = EMPTY;
-                kinds[from] = PieceKind::Normal;
-                moved.set_row(row, moved.row(row) | 1 << col);
-                landed[col] |= 1 << target;
+                let cells = (&mut *colors, &mut *kinds);
+                move_tile(cells, width, (row, target, col), (moved, &mut landed));
                 fallen += 1;
             }
         }
@@ -258,6 +253,27 @@ pub(super) fn settle_cleared(
         }
     }
     falls_to_landings(&moved.rows()[..height], &mut landed, fallen)
+}
+
+/// Moves the tile (colour and kind) of cell `(row, col)` of a `width`-column board down to the
+/// empty cell `(target, col)`, and records the move: bit `col` of row `row` of `moved`, bit
+/// `target` of `landed[col]`. Returns the tile's colour (0 for a colour bomb).
+#[inline]
+fn move_tile(
+    (colors, kinds): (&mut [u8], &mut [PieceKind]),
+    width: usize,
+    (row, target, col): (usize, usize, usize),
+    (moved, landed): (&mut CellSet, &mut [u64; 64]),
+) -> u8 {
+    let (from, to) = (row * width + col, target * width + col);
+    let color = colors[from];
+    colors[to] = color;
+    kinds[to] = kinds[from];
+    colors[from] = EMPTY;
+    kinds[from] = PieceKind::Normal;
+    moved.set_row(row, moved.row(row) | 1 << col);
+    landed[col] |= 1 << target;
+    color
 }
 
 /// The falls of `fallen` moved tiles, ordered by `from` in row-major order: `moved` holds the
@@ -366,15 +382,9 @@ pub(super) fn settle_cleared_with(
             if target == row {
                 continue;
             }
-            let (from, to) = (row * width + col, target * width + col);
-            let color = colors[from];
+            let cells = (&mut *colors, &mut *kinds);
+            let color = move_tile(cells, width, (row, target, col), (moved, landed));
             *moved_colors |= 1 << color;
-            colors[to] = color;
-            kinds[to] = kinds[from];
-            colors[from] = EMPTY;
-            kinds[from] = PieceKind::Normal;
-            moved.set_row(row, moved.row(row) | 1 << col);
-            landed[col] |= 1 << target;
             fallen += 1;
             masks.fall_special(row, target, col);
             if color != EMPTY {
