@@ -730,18 +730,25 @@ impl CompactGame {
         min_group: MinGroup,
         rng: &mut R,
     ) -> Option<TapGroup> {
-        let (slot, word, bit, members) = if min_group == MinGroup::DEFAULT {
+        let drawn = if min_group == MinGroup::DEFAULT {
             self.draw_pairwise(rng)?
         } else {
             self.draw_counted(min_group.get(), rng)?
         };
+        Some(self.tap_drawn(drawn))
+    }
+
+    /// Taps the group a draw returned, `(slot, word, bit, members)`: removes it and returns it
+    /// as it was before the tap (the drawn cell, its colour and size).
+    #[inline]
+    fn tap_drawn(&mut self, (slot, word, bit, members): (usize, usize, u32, Bits)) -> TapGroup {
         let group = TapGroup {
             position: self.position(word, bit),
             color: self.palette[slot],
             size: count(members) as usize,
         };
         self.remove(members);
-        Some(group)
+        group
     }
 
     /// The rejection draw of [`tap_random`](Self::tap_random) for groups of two or more:
@@ -849,14 +856,7 @@ impl CompactGame {
             self.draw_counted_avoiding(min_group.get(), tabu, rng)
                 .or_else(|| self.draw_counted(min_group.get(), rng))
         };
-        let (slot, word, bit, members) = drawn?;
-        let group = TapGroup {
-            position: self.position(word, bit),
-            color: self.palette[slot],
-            size: count(members) as usize,
-        };
-        self.remove(members);
-        Some(group)
+        Some(self.tap_drawn(drawn?))
     }
 
     /// [`draw_pairwise`](Self::draw_pairwise) over every plane but `tabu`, looking the drawn
@@ -1047,7 +1047,7 @@ mod tests {
     /// The TabuColorRandom tap as it was written before [`KnownGroups`] and the branch-free
     /// picks: count each allowed plane's paired cells, walk the planes and the bits to the
     /// drawn one, flood it, keep it with probability 2 / size; all planes when the allowed ones
-    /// have no pair.
+    /// have no pair. Only the draw is copied: the tap itself is the game's `tap_drawn`.
     fn reference_tap<R: Rng>(
         game: &mut CompactGame,
         tabu: Option<usize>,
@@ -1088,14 +1088,8 @@ mod tests {
                 }
             }
         };
-        let (slot, word, bit, members) = draw(tabu, rng).or_else(|| draw(None, rng))?;
-        let tapped = TapGroup {
-            position: game.position(word, bit),
-            color: game.palette[slot],
-            size: count(members) as usize,
-        };
-        game.remove(members);
-        Some(tapped)
+        let drawn = draw(tabu, rng).or_else(|| draw(None, rng))?;
+        Some(game.tap_drawn(drawn))
     }
 
     /// The playout tap draws what the tap before [`KnownGroups`] drew, tap for tap, with known
