@@ -1,6 +1,6 @@
 //! matchgrid: a stateless gRPC engine for tile-matching puzzles.
 //!
-//! - [`engine`]: the rules (no transport types).
+//! - [`engine`]: the rules, re-exported from the `matchgrid-engine` crate (no transport types).
 //! - [`transport`]: gRPC handlers converting requests to engine calls and back.
 //! - [`server`]: configuration, health, reflection, limits, shutdown, telemetry.
 //! - [`cli`]: the command-line client and server entry point.
@@ -8,7 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod cli;
-pub mod engine;
+pub use matchgrid_engine as engine;
 pub mod server;
 pub mod transport;
 

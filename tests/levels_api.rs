@@ -9,6 +9,7 @@ use matchgrid::proto::{
     self, Board, Combination, PieceKind, RefillMode, ResolveCascadeRequest, ShuffleRequest,
     SwapCheckDeadStateRequest, SwapGenerateBoardRequest, SwapVerdict, ValidateSwapRequest,
 };
+use matchgrid::transport::status::engine_status;
 use matchgrid::transport::{collapse, swap as rpc};
 use prost::Message;
 use tonic::{Code, Status};
@@ -18,7 +19,7 @@ fn validate(board: Board, s: proto::Swap) -> Result<proto::ValidateSwapResponse,
         board: Some(board),
         swap: Some(s),
     })
-    .map_err(Status::from)
+    .map_err(engine_status)
 }
 
 fn invalid_field(result: Result<impl std::fmt::Debug, Status>) -> String {
@@ -65,7 +66,7 @@ fn the_collapse_family_refuses_holes_and_kinds() {
             position: Some(pos(0, 0)),
             ..Default::default()
         })
-        .map_err(Status::from)
+        .map_err(engine_status)
     };
     assert_eq!(invalid_field(tap(board.clone())), "board.holes");
     let mut with_kinds = level("AB/AB");
@@ -75,7 +76,7 @@ fn the_collapse_family_refuses_holes_and_kinds() {
         board: Some(with_kinds),
         ..Default::default()
     })
-    .map_err(Status::from);
+    .map_err(engine_status);
     assert_eq!(invalid_field(dead), "board.kinds");
 }
 
@@ -107,7 +108,7 @@ fn resolving_a_swap_into_a_hole_is_a_failed_precondition() {
         ..Default::default()
     };
     let status = rpc::resolve_cascade(request)
-        .map_err(Status::from)
+        .map_err(engine_status)
         .unwrap_err();
     assert_eq!(status.code(), Code::FailedPrecondition);
     assert_eq!(precondition_subjects(&status), vec!["swap".to_owned()]);
@@ -180,7 +181,7 @@ fn generation_with_a_mask() {
         holes: vec![false, true, false, false],
     };
     assert_eq!(
-        invalid_field(rpc::generate_board(infeasible).map_err(Status::from)),
+        invalid_field(rpc::generate_board(infeasible).map_err(engine_status)),
         "holes"
     );
     let wrong_length = SwapGenerateBoardRequest {
@@ -191,7 +192,7 @@ fn generation_with_a_mask() {
         ..Default::default()
     };
     assert_eq!(
-        invalid_field(rpc::generate_board(wrong_length).map_err(Status::from)),
+        invalid_field(rpc::generate_board(wrong_length).map_err(engine_status)),
         "holes"
     );
 }

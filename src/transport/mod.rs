@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
+use status::IntoStatus;
 use tokio::sync::Semaphore;
 use tonic::{Request, Response, Status};
 
@@ -176,7 +177,7 @@ pub(crate) async fn run_engine<Req, Resp, E>(
 where
     Req: Send + 'static,
     Resp: prost::Message + Send + 'static,
-    E: Into<Status> + Send + 'static,
+    E: IntoStatus + Send + 'static,
 {
     let deadline = client_deadline(&request);
     if passed(deadline) {
@@ -213,7 +214,7 @@ pub(crate) async fn run_search<Req, Resp, E>(
 where
     Req: Send + 'static,
     Resp: prost::Message + Send + 'static,
-    E: Into<Status> + Send + 'static,
+    E: IntoStatus + Send + 'static,
 {
     let started = Instant::now();
     let client = client_deadline(&request);
@@ -295,11 +296,11 @@ async fn heavy_work_slot(
 
 /// The handler's result as the call's answer: errors mapped to `Status`, a response over
 /// `limits.max_response_bytes` refused, one over [`COMPRESS_MAX_BYTES`] sent uncompressed.
-fn respond<Resp: prost::Message, E: Into<Status>>(
+fn respond<Resp: prost::Message, E: IntoStatus>(
     limits: ServiceLimits,
     result: Result<Resp, E>,
 ) -> Result<Response<Resp>, Status> {
-    let response = result.map_err(Into::into)?;
+    let response = result.map_err(IntoStatus::into_status)?;
     let length = response.encoded_len();
     if length > limits.max_response_bytes {
         return Err(status::response_too_large(

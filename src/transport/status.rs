@@ -217,8 +217,66 @@ pub fn server_timeout(timeout: std::time::Duration) -> Status {
     )
 }
 
-impl From<EngineError> for Status {
+/// A handler's error, turned into the call's status: a [`Status`] made at the edge as it is, an
+/// [`EngineError`] by [`engine_status`].
+pub trait IntoStatus {
+    /// The call's status for this error.
+    fn into_status(self) -> Status;
+}
+
+impl IntoStatus for Status {
+    fn into_status(self) -> Status {
+        self
+    }
+}
+
+impl IntoStatus for EngineError {
+    fn into_status(self) -> Status {
+        engine_status(self)
+    }
+}
+
+/// A handler's error where both kinds meet: an engine call's [`EngineError`] or a [`Status`]
+/// made at the edge, so `?` takes either; [`IntoStatus`] maps it.
+#[derive(Debug)]
+pub enum CallError {
+    /// A domain error, mapped by [`engine_status`].
+    Engine(EngineError),
+    /// A status made at the edge (a deadline, a limit), answered as it is.
+    Status(Status),
+}
+
+impl From<EngineError> for CallError {
     fn from(error: EngineError) -> Self {
+        Self::Engine(error)
+    }
+}
+
+impl From<Status> for CallError {
+    fn from(status: Status) -> Self {
+        Self::Status(status)
+    }
+}
+
+impl From<CallError> for Status {
+    fn from(error: CallError) -> Self {
+        error.into_status()
+    }
+}
+
+impl IntoStatus for CallError {
+    fn into_status(self) -> Status {
+        match self {
+            Self::Engine(error) => engine_status(error),
+            Self::Status(status) => status,
+        }
+    }
+}
+
+/// The one mapping from a domain error to its gRPC status: the code, the `ErrorInfo` reason
+/// and the field named in a `BadRequest` detail (docs/rules.md section 4).
+pub fn engine_status(error: EngineError) -> Status {
+    {
         let message = error.to_string();
         match error {
             EngineError::Board(board_error) => {

@@ -15,6 +15,7 @@ use super::convert::{
     SwapBoard, cascade_step_to_proto, level_step_to_proto, swap_board_from_proto, swap_from_proto,
     unknown_enum,
 };
+use super::status::engine_status;
 use crate::engine::level::{self, LevelBoard, StableLevel};
 use crate::engine::{self, CascadeOptions, EngineError, Refill, StableBoard};
 use crate::proto::{self, swap_puzzle_server::SwapPuzzle};
@@ -322,7 +323,7 @@ pub fn resolve_cascade_bounded(
             limit,
             include_step_boards,
         )),
-        other => other.map_err(Status::from),
+        other => other.map_err(engine_status),
     }
 }
 
@@ -619,7 +620,7 @@ mod tests {
             ServiceLimits::default(),
         )
         .unwrap_err();
-        assert_eq!(field_named(&Status::from(replay)), "generate.colors");
+        assert_eq!(field_named(&engine_status(replay)), "generate.colors");
     }
 
     /// A cascade whose reply fits is answered in full, byte for byte as without a limit.

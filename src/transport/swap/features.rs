@@ -4,6 +4,7 @@
 //! own function move by move, so every answer equals the calls in sequence.
 
 use super::*;
+use crate::transport::status::{CallError, engine_status};
 /// Most moves one `ReplayGame` takes: 1000. More is INVALID_ARGUMENT naming `moves`.
 pub const MAX_REPLAY_MOVES: usize = 1_000;
 
@@ -43,7 +44,7 @@ fn cascade_status(error: EngineError, limits: ServiceLimits) -> Status {
         EngineError::CascadeStopped { steps } => {
             crate::transport::status::cascade_too_large(steps, limits.max_response_bytes, false)
         }
-        other => Status::from(other),
+        other => engine_status(other),
     }
 }
 
@@ -365,7 +366,7 @@ pub const MAX_HINT_SAMPLES: u32 = 1_000;
 pub const MAX_HINT_SAMPLED_CASCADES: u64 = 100_000;
 
 /// `Err(WORK_DEADLINE)` when `context`'s deadline has passed or its call was cancelled.
-fn check_context(context: Option<&SearchContext>) -> Result<(), Status> {
+fn check_context(context: Option<&SearchContext>) -> Result<(), CallError> {
     match context {
         Some(context)
             if context.cancel.load(std::sync::atomic::Ordering::Relaxed)
@@ -373,7 +374,7 @@ fn check_context(context: Option<&SearchContext>) -> Result<(), Status> {
                     .deadline
                     .is_some_and(|d| std::time::Instant::now() >= d) =>
         {
-            Err(crate::transport::status::work_deadline())
+            Err(crate::transport::status::work_deadline().into())
         }
         _ => Ok(()),
     }
@@ -401,7 +402,7 @@ fn ranked_hints(
     listed: Vec<(proto::Swap, i32)>,
     max_steps: u32,
     context: Option<&SearchContext>,
-) -> Result<Vec<proto::SwapHint>, Status> {
+) -> Result<Vec<proto::SwapHint>, CallError> {
     let mut hints = Vec::new();
     for (swap, combination) in listed {
         check_context(context)?;
@@ -448,7 +449,7 @@ pub fn hint(
     request: proto::SwapHintRequest,
     context: Option<&SearchContext>,
 ) -> Result<proto::SwapHintResponse, Status> {
-    hint_with(request, context, true)
+    Ok(hint_with(request, context, true)?)
 }
 
 /// [`hint`] through ResolveCascade requests only: the path of level boards, and the reference
@@ -460,7 +461,7 @@ pub fn hint_reference(
     request: proto::SwapHintRequest,
     context: Option<&SearchContext>,
 ) -> Result<proto::SwapHintResponse, Status> {
-    hint_with(request, context, false)
+    Ok(hint_with(request, context, false)?)
 }
 
 /// A request's board as a stable engine board when it is plain (no holes, no kinds); `None`
@@ -539,7 +540,7 @@ fn hint_with(
     request: proto::SwapHintRequest,
     context: Option<&SearchContext>,
     fast: bool,
-) -> Result<proto::SwapHintResponse, Status> {
+) -> Result<proto::SwapHintResponse, CallError> {
     if request.samples > MAX_HINT_SAMPLES {
         return Err(EngineError::InvalidParameter {
             field: "samples",
@@ -666,7 +667,7 @@ fn simulate_game(
     colors: u32,
     index: u32,
     context: Option<&SearchContext>,
-) -> Result<GameTally, Status> {
+) -> Result<GameTally, CallError> {
     use rand::{Rng, RngCore};
     let mut rng = engine::rng_from_seed(request.seed.wrapping_add(u64::from(index)));
     let mut board = start.clone();
@@ -731,7 +732,7 @@ fn simulate_plain_game(
     colors: u32,
     index: u32,
     context: Option<&SearchContext>,
-) -> Result<GameTally, Status> {
+) -> Result<GameTally, CallError> {
     use rand::{Rng, RngCore};
     let certain = certain_options(request.max_steps)?;
     let options = random_options(colors, request.max_steps)?;
@@ -793,7 +794,7 @@ fn nearest_rank(sorted: &[u64], p: usize) -> u64 {
     sorted.get(rank - 1).copied().unwrap_or(0)
 }
 
-fn simulate_limit(field: &'static str, reason: String) -> Status {
+fn simulate_limit(field: &'static str, reason: String) -> CallError {
     EngineError::InvalidParameter { field, reason }.into()
 }
 
@@ -808,7 +809,7 @@ pub fn simulate(
     request: proto::SwapSimulateRequest,
     context: Option<&SearchContext>,
 ) -> Result<proto::SwapSimulateResponse, Status> {
-    simulate_with(request, context, true)
+    Ok(simulate_with(request, context, true)?)
 }
 
 /// [`simulate`] through ResolveCascade requests only: the path of level boards, and the
@@ -820,7 +821,7 @@ pub fn simulate_reference(
     request: proto::SwapSimulateRequest,
     context: Option<&SearchContext>,
 ) -> Result<proto::SwapSimulateResponse, Status> {
-    simulate_with(request, context, false)
+    Ok(simulate_with(request, context, false)?)
 }
 
 /// Simulate by the engine-level path (`fast`, plain boards only) or through ResolveCascade.
@@ -828,7 +829,7 @@ fn simulate_with(
     request: proto::SwapSimulateRequest,
     context: Option<&SearchContext>,
     fast: bool,
-) -> Result<proto::SwapSimulateResponse, Status> {
+) -> Result<proto::SwapSimulateResponse, CallError> {
     use proto::swap_simulate_request::Start;
     if !(1..=MAX_SIMULATE_GAMES).contains(&request.games) {
         return Err(simulate_limit(
@@ -853,7 +854,7 @@ fn simulate_with(
         ));
     }
     let policy = proto::SwapPolicy::try_from(request.policy)
-        .map_err(|_| Status::from(unknown_enum("policy", request.policy)))?;
+        .map_err(|_| unknown_enum("policy", request.policy))?;
     // The start first (a missing one, or a generation request's own fields, named as such),
     // then the moves' options.
     let (start, generated) = match &request.start {

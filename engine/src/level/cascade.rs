@@ -13,13 +13,13 @@ use super::rules::{
     judge_level_swap, level_gravity, level_refill, refill_cells, settle_cleared_with,
 };
 use super::{LevelBoard, PieceKind, Special, StableLevel};
-use crate::engine::bitboard::{BitIter, CellSet, ColorPlanes};
-use crate::engine::board::{EMPTY, Position};
-use crate::engine::cascade::{CascadeOptions, Refill, RunSearch};
-use crate::engine::error::EngineError;
-use crate::engine::gravity::{Fall, Spawn};
-use crate::engine::moves::{Swap, SwapVerdict};
-use crate::engine::runs::{Group, find_groups, groups_of};
+use crate::bitboard::{BitIter, CellSet, ColorPlanes};
+use crate::board::{EMPTY, Position};
+use crate::cascade::{CascadeOptions, Refill, RunSearch};
+use crate::error::EngineError;
+use crate::gravity::{Fall, Spawn};
+use crate::moves::{Swap, SwapVerdict};
+use crate::runs::{Group, find_groups, groups_of};
 
 /// One step of a level cascade.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,7 +115,7 @@ pub fn resolve_level_swap<R: Rng + ?Sized>(
 }
 
 /// Where a level resolution hands its steps, each as soon as it is made (see
-/// [`crate::engine::StepSink`] for plain boards): a caller can measure them, or stop a cascade
+/// [`crate::StepSink`] for plain boards): a caller can measure them, or stop a cascade
 /// that has outlived its call.
 pub trait LevelStepSink {
     /// Takes the next step; [`ControlFlow::Break`] stops the resolution at once with
@@ -893,7 +893,7 @@ mod tests {
     /// Resolves `text` under NONE refill, after the swap `a`-`b` when given.
     fn run(text: &str, swap: Option<((u32, u32), (u32, u32))>) -> LevelOutcome {
         let level = LevelBoard::parse(text).unwrap();
-        let mut rng = crate::engine::rng_from_seed(0);
+        let mut rng = crate::rng_from_seed(0);
         match swap {
             Some((a, b)) => {
                 let stable = StableLevel::try_from(level).unwrap();
@@ -1115,11 +1115,10 @@ mod tests {
             ..NONE
         };
         let outcome =
-            resolve_level_board(level.clone(), options, &mut crate::engine::rng_from_seed(9))
-                .unwrap();
+            resolve_level_board(level.clone(), options, &mut crate::rng_from_seed(9)).unwrap();
         assert!(outcome.stable);
         assert_eq!(outcome.board.holes(), level.holes());
-        assert!(crate::engine::level::is_level_stable(&outcome.board));
+        assert!(crate::level::is_level_stable(&outcome.board));
     }
 
     #[test]

@@ -354,7 +354,7 @@ mod tests {
 
     #[test]
     fn first_valid_swap_from_wraps_around_like_a_scan_of_every_pair() {
-        use crate::engine::{GenerationSize, generate_swap_board, rng_from_seed};
+        use crate::{GenerationSize, generate_swap_board, rng_from_seed};
         for seed in 0..40 {
             let size =
                 GenerationSize::for_swap(5 + seed as u32 % 7, 3 + seed as u32 % 5, 4).unwrap();

@@ -5,10 +5,10 @@ use rand::Rng;
 
 use super::bits::{KindMasks, level_swap_masks, packed_valid_swap_count};
 use super::{LevelBoard, PieceKind, StableLevel};
-use crate::engine::bitboard::{BitIter, CellSet, ColorPlanes};
-use crate::engine::board::{EMPTY, Position};
-use crate::engine::gravity::{Fall, Spawn};
-use crate::engine::moves::{Swap, SwapVerdict, swap_makes_match};
+use crate::bitboard::{BitIter, CellSet, ColorPlanes};
+use crate::board::{EMPTY, Position};
+use crate::gravity::{Fall, Spawn};
+use crate::moves::{Swap, SwapVerdict, swap_makes_match};
 
 /// The combination a swap of a colour bomb, or of two specials, makes. Its step 1 clears the
 /// combination's area instead of looking for runs.
@@ -456,7 +456,7 @@ pub(super) fn refill_cells<R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::board::Board;
+    use crate::board::Board;
 
     fn level(text: &str) -> LevelBoard {
         LevelBoard::parse(text).unwrap()
@@ -664,7 +664,7 @@ mod tests {
         let mut board = level("R+G./#.#/..B");
         level_gravity(&mut board);
         assert_eq!(board.to_string(), ".../#.#/R+GB");
-        let mut rng = crate::engine::rng_from_seed(7);
+        let mut rng = crate::rng_from_seed(7);
         let spawns = level_refill(&mut board, 3, &mut rng);
         let positions: Vec<Position> = spawns.iter().map(|s| s.position).collect();
         assert_eq!(

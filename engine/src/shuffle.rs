@@ -88,7 +88,7 @@ fn run_free_capacity(width: usize, height: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{count_valid_swaps, is_stable};
+    use crate::{count_valid_swaps, is_stable};
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 

@@ -18,11 +18,11 @@
     reason = "column loops index several per-column arrays in step"
 )]
 
-use crate::engine::board::{Board, EMPTY, MAX_SIDE};
-use crate::engine::error::{EngineError, TapRejection};
-use crate::engine::params::MinGroup;
-use crate::engine::position::Position;
-use crate::engine::settled::SettledBoard;
+use crate::board::{Board, EMPTY, MAX_SIDE};
+use crate::error::{EngineError, TapRejection};
+use crate::params::MinGroup;
+use crate::position::Position;
+use crate::settled::SettledBoard;
 
 /// Columns of the largest board.
 const MAX_COLUMNS: usize = MAX_SIDE as usize;
@@ -419,7 +419,7 @@ impl CollapseGame {
 
     /// Taps the tile at `position`: clears its group, applies gravity and closes empty columns
     /// (docs/rules.md section 3). Returns the number of cells cleared; score it with
-    /// [`ScoringRule::move_score`](crate::engine::ScoringRule::move_score).
+    /// [`ScoringRule::move_score`](crate::ScoringRule::move_score).
     ///
     /// # Errors
     /// [`EngineError::PositionOffBoard`] (`position`) off the board;

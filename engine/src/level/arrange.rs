@@ -4,9 +4,9 @@ use rand::Rng;
 
 use super::rules::valid_swaps_of;
 use super::{LevelBoard, PieceKind, StableLevel};
-use crate::engine::board::{Board, EMPTY};
-use crate::engine::error::EngineError;
-use crate::engine::params::GenerationSize;
+use crate::board::{Board, EMPTY};
+use crate::error::EngineError;
+use crate::params::GenerationSize;
 
 /// Fresh fills tried by [`generate_level_board`] and [`shuffle_level`] before giving up.
 const ATTEMPTS: usize = 256;
@@ -242,8 +242,8 @@ pub fn shuffle_level<R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::level::is_level_stable;
-    use crate::engine::rng_from_seed;
+    use crate::level::is_level_stable;
+    use crate::rng_from_seed;
 
     #[test]
     fn generation_keeps_holes_empty_and_is_stable() {

@@ -124,7 +124,7 @@ pub(crate) fn refill_tops<R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::board::color_from_char;
+    use crate::board::color_from_char;
 
     #[test]
     fn tiles_fall_keeping_their_order() {

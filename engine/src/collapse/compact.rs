@@ -10,13 +10,13 @@
 
 use rand::Rng;
 
-use crate::engine::board::{Board, EMPTY};
-use crate::engine::error::{EngineError, TapRejection};
-use crate::engine::gravity::Fall;
-use crate::engine::params::MinGroup;
-use crate::engine::position::Position;
-use crate::engine::scoring::ScoringRule;
-use crate::engine::settled::SettledBoard;
+use crate::board::{Board, EMPTY};
+use crate::error::{EngineError, TapRejection};
+use crate::gravity::Fall;
+use crate::params::MinGroup;
+use crate::position::Position;
+use crate::scoring::ScoringRule;
+use crate::settled::SettledBoard;
 
 use super::bitboard::{CollapseGame, TapGroup, low_bits};
 use super::{ColumnShift, LegalGroup, TapOutcome};
@@ -1014,7 +1014,7 @@ mod tests {
 
     #[test]
     fn select_finds_every_set_bit() {
-        let mut rng = crate::engine::rng_from_seed(7);
+        let mut rng = crate::rng_from_seed(7);
         let mut sets: Vec<Bits> = vec![
             [u64::MAX; 4],
             [u64::MAX, 0, u64::MAX, 1],
@@ -1099,7 +1099,7 @@ mod tests {
     fn playout_taps_are_the_reference_taps() {
         let mut remembered = 0;
         for seed in 0..400 {
-            let mut rng = crate::engine::rng_from_seed(seed);
+            let mut rng = crate::rng_from_seed(seed);
             let (width, height) = (rng.random_range(1..=16), rng.random_range(1..=16));
             let colors = rng.random_range(1..=16u8);
             let cells = (0..width * height)
@@ -1110,7 +1110,7 @@ mod tests {
             let tabu = start.most_frequent_slot();
             let (mut game, mut reference) = (start.clone(), start);
             let mut known = KnownGroups::new();
-            let mut draws = crate::engine::rng_from_seed(seed);
+            let mut draws = crate::rng_from_seed(seed);
             let mut reference_draws = draws.clone();
             loop {
                 remembered += known.len;

@@ -58,11 +58,11 @@ use std::time::{Duration, Instant};
 
 use rand::Rng;
 
-use crate::engine::error::EngineError;
-use crate::engine::params::MinGroup;
-use crate::engine::position::Position;
-use crate::engine::scoring::ScoringRule;
-use crate::engine::settled::SettledBoard;
+use crate::error::EngineError;
+use crate::params::MinGroup;
+use crate::position::Position;
+use crate::scoring::ScoringRule;
+use crate::settled::SettledBoard;
 
 use super::bitboard::TapGroup;
 use super::compact::KnownGroups;
@@ -408,7 +408,7 @@ trait SearchGame: Clone {
         rule: ScoringRule,
         min_group: MinGroup,
         tabu: bool,
-        rng: &mut crate::engine::SeededRng,
+        rng: &mut crate::SeededRng,
         taps: &mut Vec<Position>,
     ) -> i64;
 }
@@ -431,7 +431,7 @@ impl SearchGame for CompactGame {
         rule: ScoringRule,
         min_group: MinGroup,
         tabu: bool,
-        rng: &mut crate::engine::SeededRng,
+        rng: &mut crate::SeededRng,
         taps: &mut Vec<Position>,
     ) -> i64 {
         let tabu = if tabu {
@@ -471,7 +471,7 @@ impl SearchGame for CollapseGame {
         rule: ScoringRule,
         min_group: MinGroup,
         tabu: bool,
-        rng: &mut crate::engine::SeededRng,
+        rng: &mut crate::SeededRng,
         taps: &mut Vec<Position>,
     ) -> i64 {
         // The tabu colour: the most tiles, the lowest colour on a tie.
@@ -524,7 +524,7 @@ struct Search<'c, G> {
     tabu: bool,
     /// Screening width of the levels of 2 or more (`None`: plain NMCS).
     width: Option<usize>,
-    rng: crate::engine::SeededRng,
+    rng: crate::SeededRng,
     control: &'c SolveControl<'c>,
     max_nodes: u64,
     nodes: u64,
@@ -555,7 +555,7 @@ fn run<G: SearchGame>(
             SolveMethod::Nmcs => None,
             SolveMethod::Screened(width) => Some(width.get()),
         },
-        rng: crate::engine::rng_from_seed(options.seed),
+        rng: crate::rng_from_seed(options.seed),
         control,
         max_nodes: options.max_nodes.get(),
         nodes: 0,
@@ -770,7 +770,7 @@ impl<G: SearchGame> Search<'_, G> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::board::Board;
+    use crate::board::Board;
 
     fn settled(text: &str) -> SettledBoard {
         SettledBoard::try_from(Board::parse(text).unwrap()).unwrap()
@@ -869,7 +869,7 @@ mod tests {
 
     #[test]
     fn the_node_budget_makes_it_deterministic_and_bounds_it() {
-        let mut rng = crate::engine::rng_from_seed(5);
+        let mut rng = crate::rng_from_seed(5);
         for (width, height) in [(12, 12), (20, 18)] {
             let cells: Vec<u32> = (0..width * height)
                 .map(|_| rng.random_range(1..=4))
@@ -906,7 +906,7 @@ mod tests {
 
     #[test]
     fn clocks_and_cancel_stop_with_a_whole_game() {
-        let mut rng = crate::engine::rng_from_seed(9);
+        let mut rng = crate::rng_from_seed(9);
         let cells: Vec<u32> = (0..15 * 15).map(|_| rng.random_range(1..=5)).collect();
         let board = SettledBoard::try_from(Board::from_raw(15, 15, &cells).unwrap()).unwrap();
         let options = options(ScoringRule::SameGame, 3, MAX_SOLVE_NODES);
@@ -972,7 +972,7 @@ mod tests {
         // On 12x12 (compact) and 20x18 (general) random boards: a screened search replays to
         // its score and repeats itself; with a width above every step's move count it is plain
         // NMCS, draw for draw.
-        let mut rng = crate::engine::rng_from_seed(11);
+        let mut rng = crate::rng_from_seed(11);
         for (width, height) in [(12, 12), (20, 18)] {
             let cells: Vec<u32> = (0..width * height)
                 .map(|_| rng.random_range(1..=4))

@@ -587,7 +587,7 @@ pub fn certain_outcomes(
         max_steps,
     };
     // NONE refill draws nothing from it.
-    let mut rng = crate::engine::rng_from_seed(0);
+    let mut rng = crate::rng_from_seed(0);
     let swaps = valid_swaps(board);
     let mut outcomes = Vec::with_capacity(swaps.len());
     let mut scratch = board.board().clone();
@@ -621,7 +621,7 @@ pub fn certain_outcomes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Position;
+    use crate::Position;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
@@ -713,7 +713,7 @@ mod tests {
 
     #[test]
     fn play_swap_ends_exactly_where_resolve_swap_does() {
-        use crate::engine::{GenerationSize, first_valid_swap_from, generate_swap_board};
+        use crate::{GenerationSize, first_valid_swap_from, generate_swap_board};
         let mut compared = 0;
         for seed in 0..150u64 {
             let (width, height) = (3 + seed as u32 % 9, 3 + (seed as u32 / 9) % 9);
@@ -764,7 +764,7 @@ mod tests {
 
     #[test]
     fn certain_outcomes_are_the_none_refill_plays() {
-        use crate::engine::{GenerationSize, generate_swap_board};
+        use crate::{GenerationSize, generate_swap_board};
         let mut compared = 0;
         for seed in 0..120u64 {
             let (width, height) = (3 + seed as u32 % 9, 3 + (seed as u32 / 9) % 9);
@@ -774,7 +774,7 @@ mod tests {
                 continue;
             };
             let outcomes = certain_outcomes(&board, 1000).unwrap();
-            let swaps = crate::engine::valid_swaps(&board);
+            let swaps = crate::valid_swaps(&board);
             assert_eq!(outcomes.len(), swaps.len());
             for ((swap, certain), listed) in outcomes.into_iter().zip(swaps) {
                 assert_eq!(swap, listed);

@@ -522,8 +522,8 @@ mod tests {
         else {
             panic!("expected an arrangement");
         };
-        let board = crate::engine::Board::from_engine_cells(64, 64, cells);
-        assert!(crate::engine::is_stable(&board));
+        let board = crate::Board::from_engine_cells(64, 64, cells);
+        assert!(crate::is_stable(&board));
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! Bit masks of a level board (docs/rules.md section 6), one `u64` per row as in
-//! [`crate::engine::bitboard`]: which cells hold a tile, a special, a colour bomb. With the
+//! [`crate::bitboard`]: which cells hold a tile, a special, a colour bomb. With the
 //! colour planes of the board's colours (holes, empty cells and bombs carry no colour bit, so
 //! every line breaks at them), they give the valid swaps of a whole row in a few word
 //! operations.
 
 use super::{LevelBoard, PieceKind};
-use crate::engine::bitboard::{CellSet, ColorPlanes, pack_sparse_rows};
+use crate::bitboard::{CellSet, ColorPlanes, pack_sparse_rows};
 
 /// The tile, special and bomb cells of a level board, as row masks (bit `c` of row `r` is cell
 /// `(r, c)`).

@@ -276,7 +276,7 @@ pub(crate) fn legal_groups_of(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::error::Unsettled;
+    use crate::error::Unsettled;
 
     fn settled(text: &str) -> SettledBoard {
         SettledBoard::try_from(Board::parse(text).unwrap()).unwrap()
@@ -476,7 +476,7 @@ mod reference_tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::engine::board::EMPTY;
+    use crate::board::EMPTY;
 
     /// A deterministic generator for the sweeps (SplitMix64).
     struct Mix(u64);
@@ -801,7 +801,7 @@ mod reference_tests {
         };
         assert!(width <= COMPACT_SIDE && height <= COMPACT_SIDE, "{label}");
         assert_eq!((compact.width(), compact.height()), (width, height));
-        let mut rng = crate::engine::rng_from_seed(mix.next());
+        let mut rng = crate::rng_from_seed(mix.next());
         let mut cells = board.board().cells().to_vec();
         loop {
             assert_eq!(
@@ -860,7 +860,7 @@ mod reference_tests {
         let start = CompactGame::new(&CollapseGame::new(&board)).unwrap();
         let cells = board.board().cells();
         let (a, b, c) = (cells[0], cells[1], cells[8]);
-        let mut rng = crate::engine::rng_from_seed(7);
+        let mut rng = crate::rng_from_seed(7);
         for (min, colours) in [(2, vec![a, b, c]), (3, vec![b, c])] {
             let min_group = MinGroup::parse(min).unwrap();
             let draws = 30_000;

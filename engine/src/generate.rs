@@ -126,7 +126,7 @@ pub fn generate_collapse_board<R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{count_valid_swaps, is_stable};
+    use crate::{count_valid_swaps, is_stable};
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 

@@ -17,8 +17,8 @@
     reason = "column loops index several per-column arrays in step"
 )]
 
-use crate::engine::params::MinGroup;
-use crate::engine::position::Position;
+use crate::params::MinGroup;
+use crate::position::Position;
 
 use super::bitboard::{CollapseGame, ColumnMask, TapGroup, low_bits};
 

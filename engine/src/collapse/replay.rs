@@ -3,12 +3,12 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::engine::board::Board;
-use crate::engine::error::{EngineError, TapRejection};
-use crate::engine::params::MinGroup;
-use crate::engine::position::Position;
-use crate::engine::scoring::ScoringRule;
-use crate::engine::settled::SettledBoard;
+use crate::board::Board;
+use crate::error::{EngineError, TapRejection};
+use crate::params::MinGroup;
+use crate::position::Position;
+use crate::scoring::ScoringRule;
+use crate::settled::SettledBoard;
 
 use super::CollapseGame;
 

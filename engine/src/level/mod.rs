@@ -344,7 +344,7 @@ impl fmt::Debug for LevelBoard {
 }
 
 /// A level board with no run and no empty non-hole cell: the only level board the rules judge
-/// swaps on. Like [`crate::engine::StableBoard`], it keeps the colour planes its stability
+/// swaps on. Like [`crate::StableBoard`], it keeps the colour planes its stability
 /// check built, and the kind masks of its tiles, specials and bombs, for the cascade and the
 /// valid-swap count to start from.
 #[derive(Clone)]
@@ -428,7 +428,7 @@ impl TryFrom<LevelBoard> for StableLevel {
 const _: &[u8; 16] = COLOR_LETTERS;
 
 /// SHA-256 fingerprint of a level board, extending the plain board's digest
-/// ([`crate::engine::board_digest`]: width and height as 4-byte little-endian integers, then one
+/// ([`crate::board_digest`]: width and height as 4-byte little-endian integers, then one
 /// colour byte per cell, row-major) with one more byte per cell, row-major: 255 for a hole,
 /// else the cell's kind as its `PieceKind` proto number with NORMAL as 0 (STRIPED_H 2,
 /// STRIPED_V 3, WRAPPED 4, COLOR_BOMB 5).

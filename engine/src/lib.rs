@@ -1,0 +1,102 @@
+//! matchgrid-engine: the rules of matchgrid's tile-matching puzzles, with no transport. A Rust
+//! game server can embed it to run the same rules in-process that the matchgrid gRPC service
+//! runs (the service crate is a thin layer over this one).
+//!
+//! Two families (docs/rules.md in the repository is the contract):
+//! - **swap** (match-3): [`generate_swap_board`], [`judge_swap`], [`resolve_swap`] and
+//!   [`play_swap`] (swap, clear runs, gravity, refill, repeat), [`is_dead`], [`shuffle()`]; level
+//!   boards with holes and special pieces in [`level`];
+//! - **collapse** (SameGame, PopStar): [`generate_collapse_board`], [`tap()`], [`legal_groups()`],
+//!   [`is_game_over`], [`replay()`], [`solve()`].
+//!
+//! Boards are parsed into types that are valid by construction ([`Board`], [`StableBoard`],
+//! [`SettledBoard`]); every operation returns a domain result or an [`EngineError`].
+//!
+//! All randomness comes from one caller-supplied RNG stream ([`rng_from_seed`]) that advances
+//! across a whole call, so the same request gives the same result on every run.
+//!
+//! # Example
+//!
+//! Generate a seeded 8x8 board with 5 colours, play its first valid swap and read the cascade:
+//!
+//! ```
+//! use matchgrid_engine::{
+//!     CascadeOptions, GenerationSize, Refill, first_valid_swap_from, generate_swap_board,
+//!     resolve_swap, rng_from_seed,
+//! };
+//!
+//! let mut rng = rng_from_seed(7);
+//! let size = GenerationSize::for_swap(8, 8, 5)?;
+//! // A stable board (no run of 3) with at least 3 valid swaps, and how many it has.
+//! let (board, valid_swaps) = generate_swap_board(size, 3, &mut rng)?;
+//! assert!(valid_swaps >= 3);
+//!
+//! let swap = first_valid_swap_from(&board, 0).expect("a generated board has a valid swap");
+//! let options = CascadeOptions { refill: Refill::Random { colors: 5 }, auto_shuffle: true, max_steps: 1000 };
+//! let outcome = resolve_swap(board, swap, options, &mut rng)?;
+//!
+//! // Step 1 clears the run the swap made; later steps are the cascade's chain reactions.
+//! let first = &outcome.steps[0];
+//! assert_eq!(first.index, 1);
+//! assert!(!first.groups.is_empty());
+//! assert_eq!(outcome.total_score, outcome.steps.iter().map(|step| step.score).sum::<u64>());
+//! for step in &outcome.steps {
+//!     println!("step {}: {} group(s), {} fall(s), {} spawn(s), {} points",
+//!         step.index, step.groups.len(), step.falls.len(), step.spawns.len(), step.score);
+//! }
+//! println!("{}", outcome.board);
+//! # Ok::<(), matchgrid_engine::EngineError>(())
+//! ```
+
+#![warn(missing_docs)]
+
+mod arrange;
+mod bitboard;
+pub mod board;
+pub mod cascade;
+pub mod collapse;
+pub mod error;
+pub mod generate;
+pub mod gravity;
+pub mod level;
+pub mod moves;
+pub mod params;
+pub mod position;
+pub mod runs;
+pub mod scoring;
+pub mod settled;
+pub mod shuffle;
+pub mod stable;
+
+pub use board::{Board, BoardError, EMPTY, MAX_COLOR, MAX_SIDE, Position};
+pub use cascade::{
+    CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, PlayedMove,
+    Refill, StepSink, certain_outcomes, check_swap_positions, play_swap, preview_swap,
+    resolve_board, resolve_board_into, resolve_swap, resolve_swap_into,
+};
+pub use collapse::{
+    ColumnShift, LegalGroup, NodeBudget, RefusedTap, Replay, ReplayedMove, ScreenWidth, Solution,
+    SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveStop, SolvedMove,
+    TapOutcome, TapRefusal, board_digest, is_game_over, legal_groups, replay, solve, tap,
+};
+pub use error::{EngineError, LevelError, SwapRejection, TapRejection, Unsettled};
+pub use generate::{generate_collapse_board, generate_swap_board};
+pub use gravity::{Fall, Spawn};
+pub use moves::{
+    Swap, SwapVerdict, count_valid_swaps, first_valid_swap_from, is_dead, judge_swap, valid_swaps,
+};
+pub use params::{GenerationSize, MinGroup};
+pub use runs::{Group, find_groups, has_run, matched_positions};
+pub use scoring::ScoringRule;
+pub use settled::SettledBoard;
+pub use shuffle::shuffle;
+pub use stable::{StableBoard, is_stable};
+
+/// The RNG every seeded operation draws from: ChaCha8 seeded with `seed_from_u64(seed)`.
+/// Its output is portable and fixed for a given seed, which the golden tests pin.
+pub type SeededRng = rand_chacha::ChaCha8Rng;
+
+/// The RNG stream for a request's `seed`.
+pub fn rng_from_seed(seed: u64) -> SeededRng {
+    rand::SeedableRng::seed_from_u64(seed)
+}
