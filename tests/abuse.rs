@@ -219,7 +219,7 @@ async fn large_responses_are_not_compressed() {
     .expect("call");
     assert_eq!(reply.code(), Code::Ok, "{:?}", reply.status);
     assert!(
-        reply.body.len() > matchgrid::transport::COMPRESS_MAX_BYTES,
+        reply.body.len() > matchgrid::server::COMPRESS_MAX_BYTES,
         "{} bytes",
         reply.body.len()
     );

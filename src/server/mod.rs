@@ -9,14 +9,17 @@
 //!
 //! Compression: responses of at most [`COMPRESS_MAX_BYTES`] are compressed when the client
 //! accepts gzip or zstd; larger ones go uncompressed (see
-//! [`crate::transport::COMPRESS_MAX_BYTES`]).
+//! [`admission::COMPRESS_MAX_BYTES`]).
 
+pub mod admission;
 pub mod config;
 pub mod exempt;
 pub mod framing;
+pub mod log_throttle;
 pub mod observe;
 pub mod otlp;
 pub mod playground;
+pub mod services;
 pub mod tls;
 
 use std::net::SocketAddr;
@@ -37,11 +40,13 @@ use exempt::ExemptLayer;
 use framing::FramingLayer;
 use observe::{LATENCY_BUCKETS, ObserveLayer};
 
-pub use crate::transport::COMPRESS_MAX_BYTES;
+use admission::Admission;
+pub use admission::COMPRESS_MAX_BYTES;
+use services::{CollapseService, SwapService};
 
 use crate::proto::collapse_puzzle_server::CollapsePuzzleServer;
 use crate::proto::swap_puzzle_server::SwapPuzzleServer;
-use crate::transport::{CollapseService, ServiceLimits, SwapService};
+use crate::transport::ServiceLimits;
 
 /// Health entries this server reports, besides the overall `""` entry.
 pub const SERVICE_NAMES: &[&str] = &["matchgrid.v1.SwapPuzzle", "matchgrid.v1.CollapsePuzzle"];
@@ -235,14 +240,24 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         .map_err(|e| format!("reflection: {e}"))?;
 
     let limit = config.max_message_bytes as usize;
-    let limits = ServiceLimits {
-        max_response_bytes: limit,
-        heavy_work_wait: config.heavy_work_wait,
-        request_timeout: Some(config.request_timeout),
-    };
-    let swap = with_codec_settings!(SwapPuzzleServer::new(SwapService { limits }), limit);
-    let collapse =
-        with_codec_settings!(CollapsePuzzleServer::new(CollapseService { limits }), limit);
+    let admission = Admission::new(
+        ServiceLimits {
+            max_response_bytes: limit,
+            request_timeout: Some(config.request_timeout),
+        },
+        config.heavy_work_wait,
+        admission::default_heavy_work_slots(),
+    );
+    let swap = with_codec_settings!(
+        SwapPuzzleServer::new(SwapService {
+            admission: admission.clone()
+        }),
+        limit
+    );
+    let collapse = with_codec_settings!(
+        CollapsePuzzleServer::new(CollapseService { admission }),
+        limit
+    );
 
     let listener = TcpListener::bind(config.listen)
         .await

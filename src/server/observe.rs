@@ -11,13 +11,13 @@
 //! - `matchgrid_requests_in_flight`: requests being served;
 //! - `matchgrid_requests_shed_total`: requests refused at the concurrency limit.
 //!
-//! Shed and timed-out requests are logged at most once per [`LOG_INTERVAL`] each, with the
+//! Shed and timed-out requests are logged at most once per
+//! [`LOG_INTERVAL`](super::log_throttle::LOG_INTERVAL) each, with the
 //! number of events since the previous line (the metrics count every one).
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -33,6 +33,7 @@ use tonic::{Code, Status};
 use tower::{BoxError, Layer, Service};
 use tracing::Instrument;
 
+use super::log_throttle::LogThrottle;
 use crate::transport::status;
 
 /// Histogram buckets of `matchgrid_request_duration_seconds`, in seconds.
@@ -69,50 +70,6 @@ impl StreamShutdown {
 
 /// Server-streaming paths that stay open until the client leaves, ended at shutdown.
 const LONG_LIVED_PATHS: &[&str] = &["/grpc.health.v1.Health/Watch"];
-
-/// The least time between two log lines about shed, or timed-out, requests.
-pub const LOG_INTERVAL: Duration = Duration::from_secs(1);
-
-/// Logs an event at most once per [`LOG_INTERVAL`], with the count since the previous line.
-#[derive(Debug)]
-pub struct LogThrottle {
-    origin: Instant,
-    /// Milliseconds since `origin` of the last line, plus one (0: never logged).
-    last_logged: AtomicU64,
-    pending: AtomicU64,
-}
-
-impl Default for LogThrottle {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl LogThrottle {
-    /// A throttle that has not logged yet.
-    pub fn new() -> Self {
-        Self {
-            origin: Instant::now(),
-            last_logged: AtomicU64::new(0),
-            pending: AtomicU64::new(0),
-        }
-    }
-
-    /// Counts one event; returns the number of events to report when a line is due now (the
-    /// caller logs it), None otherwise.
-    pub fn event(&self) -> Option<u64> {
-        self.pending.fetch_add(1, Ordering::Relaxed);
-        let now = self.origin.elapsed().as_millis() as u64 + 1;
-        let last = self.last_logged.load(Ordering::Relaxed);
-        if last != 0 && now - last < LOG_INTERVAL.as_millis() as u64 {
-            return None;
-        }
-        self.last_logged
-            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
-            .ok()?;
-        Some(self.pending.swap(0, Ordering::Relaxed))
-    }
-}
 
 /// Shared per-layer throttles.
 #[derive(Debug, Default)]
@@ -689,7 +646,7 @@ where
                 .headers()
                 .get("grpc-timeout")
                 .and_then(|value| value.to_str().ok())
-                .and_then(crate::transport::deadline_from_grpc_timeout)
+                .and_then(super::admission::deadline_from_grpc_timeout)
                 .is_some_and(|deadline| Instant::now() >= deadline);
         if deadline_passed {
             let response = status::client_deadline().into_http::<RB>();

@@ -1,24 +1,12 @@
 //! `matchgrid.v1.CollapsePuzzle`: thin handlers over the collapse engine.
 
-use tonic::{Request, Response, Status};
-
 use std::time::Instant;
 
-use super::{
-    INLINE_CELL_LIMIT, Placement, SearchContext, ServiceLimits, board_cells, cells, run_engine,
-    run_search,
-};
+use super::SearchContext;
 
 use super::convert::{board_from_proto, position_from_proto, required, scoring_from_proto};
 use crate::engine::{self, EngineError, SettledBoard};
-use crate::proto::{self, collapse_puzzle_server::CollapsePuzzle};
-
-/// The stateless CollapsePuzzle service.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CollapseService {
-    /// Response size limit.
-    pub limits: ServiceLimits,
-}
+use crate::proto;
 
 fn settled_board(board: Option<proto::Board>) -> Result<SettledBoard, EngineError> {
     SettledBoard::try_from(board_from_proto(board)?)
@@ -251,61 +239,4 @@ pub fn replay_game(
         }),
         start_board: generated.then(|| board.board().into()),
     })
-}
-
-/// The cells of a replay's starting board, for placing the work: the board's, or the
-/// generation request's size.
-fn replay_cells(request: &proto::CollapseReplayGameRequest) -> u64 {
-    use proto::collapse_replay_game_request::Start;
-    match &request.start {
-        Some(Start::Board(board)) => board_cells(Some(board)),
-        Some(Start::Generate(generate)) => cells(generate.width, generate.height),
-        None => 0,
-    }
-}
-
-#[tonic::async_trait]
-impl CollapsePuzzle for CollapseService {
-    async fn generate_board(
-        &self,
-        request: Request<proto::CollapseGenerateBoardRequest>,
-    ) -> Result<Response<proto::CollapseGenerateBoardResponse>, Status> {
-        let message = request.get_ref();
-        let placement =
-            Placement::for_cells(cells(message.width, message.height), INLINE_CELL_LIMIT);
-        run_engine(self.limits, placement, request, |r, _| generate_board(r)).await
-    }
-
-    async fn tap(
-        &self,
-        request: Request<proto::TapRequest>,
-    ) -> Result<Response<proto::TapResponse>, Status> {
-        run_engine(self.limits, Placement::Inline, request, |r, _| tap(r)).await
-    }
-
-    async fn check_dead_state(
-        &self,
-        request: Request<proto::CollapseCheckDeadStateRequest>,
-    ) -> Result<Response<proto::CollapseCheckDeadStateResponse>, Status> {
-        run_engine(self.limits, Placement::Inline, request, |r, _| {
-            check_dead_state(r)
-        })
-        .await
-    }
-
-    async fn solve(
-        &self,
-        request: Request<proto::CollapseSolveRequest>,
-    ) -> Result<Response<proto::CollapseSolveResponse>, Status> {
-        run_search(self.limits, request, |r, _, context| solve(r, &context)).await
-    }
-
-    async fn replay_game(
-        &self,
-        request: Request<proto::CollapseReplayGameRequest>,
-    ) -> Result<Response<proto::CollapseReplayGameResponse>, Status> {
-        // A replay costs about one tap per listed tap: inline on small boards.
-        let placement = Placement::for_cells(replay_cells(request.get_ref()), INLINE_CELL_LIMIT);
-        run_engine(self.limits, placement, request, |r, _| replay_game(r)).await
-    }
 }

@@ -4,12 +4,9 @@ use std::ops::ControlFlow;
 use std::time::Instant;
 
 use prost::Message;
-use tonic::{Request, Response, Status};
+use tonic::Status;
 
-use super::{
-    INLINE_CELL_LIMIT, Placement, SEARCH_INLINE_CELL_LIMIT, SearchContext, ServiceLimits,
-    board_cells, cells, run_engine, run_search,
-};
+use super::{SearchContext, ServiceLimits};
 
 use super::convert::{
     SwapBoard, cascade_step_to_proto, level_step_to_proto, swap_board_from_proto, swap_from_proto,
@@ -18,11 +15,10 @@ use super::convert::{
 use super::status::engine_status;
 use crate::engine::level::{self, LevelBoard, StableLevel};
 use crate::engine::{self, CascadeOptions, EngineError, Refill, StableBoard};
-use crate::proto::{self, swap_puzzle_server::SwapPuzzle};
+use crate::proto;
 
 mod features;
 
-use features::replay_placement;
 pub use features::{
     MAX_HINT_SAMPLED_CASCADES, MAX_HINT_SAMPLES, MAX_REPLAY_MOVES, MAX_SIMULATE_GAMES,
     MAX_SIMULATE_MOVES, MAX_SIMULATE_TOTAL_MOVES, hint, hint_reference, replay_game,
@@ -33,13 +29,6 @@ pub use features::{
 pub const DEFAULT_MAX_STEPS: u32 = 200;
 /// Largest accepted `max_steps`.
 pub const MAX_MAX_STEPS: u32 = 1_000;
-
-/// The stateless SwapPuzzle service.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SwapService {
-    /// Response size limit.
-    pub limits: ServiceLimits,
-}
 
 /// A stable swap-family board: plain (sections 1-2) or a level board (section 6).
 enum Stable {
@@ -375,101 +364,6 @@ pub fn shuffle(request: proto::ShuffleRequest) -> Result<proto::ShuffleResponse,
         valid_swap_count: engine::count_valid_swaps(&shuffled) as u32,
         board: Some(shuffled.board().into()),
     })
-}
-
-#[tonic::async_trait]
-impl SwapPuzzle for SwapService {
-    async fn generate_board(
-        &self,
-        request: Request<proto::SwapGenerateBoardRequest>,
-    ) -> Result<Response<proto::SwapGenerateBoardResponse>, Status> {
-        let message = request.get_ref();
-        let placement = Placement::for_cells(
-            cells(message.width, message.height),
-            SEARCH_INLINE_CELL_LIMIT,
-        );
-        run_engine(self.limits, placement, request, |r, _| generate_board(r)).await
-    }
-
-    async fn validate_swap(
-        &self,
-        request: Request<proto::ValidateSwapRequest>,
-    ) -> Result<Response<proto::ValidateSwapResponse>, Status> {
-        run_engine(self.limits, Placement::Inline, request, |r, _| {
-            validate_swap(r)
-        })
-        .await
-    }
-
-    async fn resolve_cascade(
-        &self,
-        request: Request<proto::ResolveCascadeRequest>,
-    ) -> Result<Response<proto::ResolveCascadeResponse>, Status> {
-        let message = request.get_ref();
-        let placement =
-            Placement::for_cells(board_cells(message.board.as_ref()), INLINE_CELL_LIMIT);
-        run_engine(self.limits, placement, request, resolve_cascade_bounded).await
-    }
-
-    async fn check_dead_state(
-        &self,
-        request: Request<proto::SwapCheckDeadStateRequest>,
-    ) -> Result<Response<proto::SwapCheckDeadStateResponse>, Status> {
-        run_engine(self.limits, Placement::Inline, request, |r, _| {
-            check_dead_state(r)
-        })
-        .await
-    }
-
-    async fn shuffle(
-        &self,
-        request: Request<proto::ShuffleRequest>,
-    ) -> Result<Response<proto::ShuffleResponse>, Status> {
-        let message = request.get_ref();
-        let placement = Placement::for_cells(
-            board_cells(message.board.as_ref()),
-            SEARCH_INLINE_CELL_LIMIT,
-        );
-        run_engine(self.limits, placement, request, |r, _| shuffle(r)).await
-    }
-
-    async fn replay_game(
-        &self,
-        request: Request<proto::SwapReplayGameRequest>,
-    ) -> Result<Response<proto::SwapReplayGameResponse>, Status> {
-        let placement = replay_placement(request.get_ref());
-        run_engine(self.limits, placement, request, replay_game).await
-    }
-
-    async fn hint(
-        &self,
-        request: Request<proto::SwapHintRequest>,
-    ) -> Result<Response<proto::SwapHintResponse>, Status> {
-        let message = request.get_ref();
-        // One NONE-refill cascade per valid swap: inline only on small boards without samples;
-        // otherwise on the blocking pool, stopped at the deadline or when the call is dropped.
-        let small = board_cells(message.board.as_ref()) <= SEARCH_INLINE_CELL_LIMIT;
-        if message.samples == 0 && small {
-            return run_engine(self.limits, Placement::Inline, request, |r, _| {
-                hint(r, None)
-            })
-            .await;
-        }
-        run_search(self.limits, request, |r, _, context| {
-            hint(r, Some(&context))
-        })
-        .await
-    }
-
-    async fn simulate(
-        &self,
-        request: Request<proto::SwapSimulateRequest>,
-    ) -> Result<Response<proto::SwapSimulateResponse>, Status> {
-        run_search(self.limits, request, |r, _, context| {
-            simulate(r, Some(&context))
-        })
-        .await
-    }
 }
 
 #[cfg(test)]

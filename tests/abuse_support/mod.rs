@@ -64,7 +64,11 @@ pub async fn raw_call(
     let request = request.body(()).unwrap();
     let (response, mut send) = client.send_request(request, body.is_none())?;
     if let Some(body) = body {
-        send.send_data(Bytes::from(body), true)?;
+        // A server may answer before it reads the body (a call refused at once, such as one
+        // whose deadline has passed) and close the stream: the body then cannot be sent
+        // (`InactiveStreamId`), but the answer is there to read below. Any other fault of the
+        // stream fails that read too.
+        let _ = send.send_data(Bytes::from(body), true);
     }
     let response = response.await?;
     let (parts, mut received) = response.into_parts();

@@ -344,22 +344,6 @@ fn error_reason(status: &Status) -> String {
         .unwrap_or_default()
 }
 
-/// Where a replay runs: inline for a small board (or generation request) and at most 64
-/// moves, on the blocking pool otherwise.
-pub(super) fn replay_placement(request: &proto::SwapReplayGameRequest) -> Placement {
-    use proto::swap_replay_game_request::Start;
-    let board = match &request.start {
-        Some(Start::Board(board)) => board_cells(Some(board)),
-        Some(Start::Generate(generate)) => cells(generate.width, generate.height),
-        None => 0,
-    };
-    if request.moves.len() <= 64 {
-        Placement::for_cells(board, INLINE_CELL_LIMIT)
-    } else {
-        Placement::Blocking
-    }
-}
-
 /// Most sampled refills per swap in `Hint`.
 pub const MAX_HINT_SAMPLES: u32 = 1_000;
 /// Most sampled cascades in one `Hint`: samples times valid swaps.

@@ -1,0 +1,192 @@
+//! The two gRPC services: each RPC picks where its work runs ([`Placement`]) and hands the
+//! transport's handler to [`Admission`], which converts nothing itself.
+
+use tonic::{Request, Response, Status};
+
+use super::admission::{
+    Admission, INLINE_CELL_LIMIT, Placement, SEARCH_INLINE_CELL_LIMIT, board_cells, cells,
+};
+use crate::proto::{self, collapse_puzzle_server::CollapsePuzzle, swap_puzzle_server::SwapPuzzle};
+use crate::transport::{collapse, swap};
+
+/// The stateless SwapPuzzle service.
+#[derive(Clone, Debug, Default)]
+pub struct SwapService {
+    /// The server's heavy-work slots, waits and response limit.
+    pub admission: Admission,
+}
+
+/// The stateless CollapsePuzzle service.
+#[derive(Clone, Debug, Default)]
+pub struct CollapseService {
+    /// The server's heavy-work slots, waits and response limit.
+    pub admission: Admission,
+}
+
+#[tonic::async_trait]
+impl SwapPuzzle for SwapService {
+    async fn generate_board(
+        &self,
+        request: Request<proto::SwapGenerateBoardRequest>,
+    ) -> Result<Response<proto::SwapGenerateBoardResponse>, Status> {
+        let message = request.get_ref();
+        let placement = Placement::for_cells(
+            cells(message.width, message.height),
+            SEARCH_INLINE_CELL_LIMIT,
+        );
+        self.admission
+            .run(placement, request, |r, _| swap::generate_board(r))
+            .await
+    }
+
+    async fn validate_swap(
+        &self,
+        request: Request<proto::ValidateSwapRequest>,
+    ) -> Result<Response<proto::ValidateSwapResponse>, Status> {
+        self.admission
+            .run(Placement::Inline, request, |r, _| swap::validate_swap(r))
+            .await
+    }
+
+    async fn resolve_cascade(
+        &self,
+        request: Request<proto::ResolveCascadeRequest>,
+    ) -> Result<Response<proto::ResolveCascadeResponse>, Status> {
+        let message = request.get_ref();
+        let placement =
+            Placement::for_cells(board_cells(message.board.as_ref()), INLINE_CELL_LIMIT);
+        self.admission
+            .run(placement, request, swap::resolve_cascade_bounded)
+            .await
+    }
+
+    async fn check_dead_state(
+        &self,
+        request: Request<proto::SwapCheckDeadStateRequest>,
+    ) -> Result<Response<proto::SwapCheckDeadStateResponse>, Status> {
+        self.admission
+            .run(Placement::Inline, request, |r, _| swap::check_dead_state(r))
+            .await
+    }
+
+    async fn shuffle(
+        &self,
+        request: Request<proto::ShuffleRequest>,
+    ) -> Result<Response<proto::ShuffleResponse>, Status> {
+        let message = request.get_ref();
+        let placement = Placement::for_cells(
+            board_cells(message.board.as_ref()),
+            SEARCH_INLINE_CELL_LIMIT,
+        );
+        self.admission
+            .run(placement, request, |r, _| swap::shuffle(r))
+            .await
+    }
+
+    async fn replay_game(
+        &self,
+        request: Request<proto::SwapReplayGameRequest>,
+    ) -> Result<Response<proto::SwapReplayGameResponse>, Status> {
+        use proto::swap_replay_game_request::Start;
+        let message = request.get_ref();
+        let start_cells = match &message.start {
+            Some(Start::Board(board)) => board_cells(Some(board)),
+            Some(Start::Generate(generate)) => cells(generate.width, generate.height),
+            None => 0,
+        };
+        let placement = Placement::for_replay(start_cells, message.moves.len());
+        self.admission
+            .run(placement, request, swap::replay_game)
+            .await
+    }
+
+    async fn hint(
+        &self,
+        request: Request<proto::SwapHintRequest>,
+    ) -> Result<Response<proto::SwapHintResponse>, Status> {
+        let message = request.get_ref();
+        // One NONE-refill cascade per valid swap: inline only on small boards without samples;
+        // otherwise on the blocking pool, stopped at the deadline or when the call is dropped.
+        let small = board_cells(message.board.as_ref()) <= SEARCH_INLINE_CELL_LIMIT;
+        if message.samples == 0 && small {
+            return self
+                .admission
+                .run(Placement::Inline, request, |r, _| swap::hint(r, None))
+                .await;
+        }
+        self.admission
+            .run_search(request, |r, _, context| swap::hint(r, Some(&context)))
+            .await
+    }
+
+    async fn simulate(
+        &self,
+        request: Request<proto::SwapSimulateRequest>,
+    ) -> Result<Response<proto::SwapSimulateResponse>, Status> {
+        self.admission
+            .run_search(request, |r, _, context| swap::simulate(r, Some(&context)))
+            .await
+    }
+}
+
+#[tonic::async_trait]
+impl CollapsePuzzle for CollapseService {
+    async fn generate_board(
+        &self,
+        request: Request<proto::CollapseGenerateBoardRequest>,
+    ) -> Result<Response<proto::CollapseGenerateBoardResponse>, Status> {
+        let message = request.get_ref();
+        let placement =
+            Placement::for_cells(cells(message.width, message.height), INLINE_CELL_LIMIT);
+        self.admission
+            .run(placement, request, |r, _| collapse::generate_board(r))
+            .await
+    }
+
+    async fn tap(
+        &self,
+        request: Request<proto::TapRequest>,
+    ) -> Result<Response<proto::TapResponse>, Status> {
+        self.admission
+            .run(Placement::Inline, request, |r, _| collapse::tap(r))
+            .await
+    }
+
+    async fn check_dead_state(
+        &self,
+        request: Request<proto::CollapseCheckDeadStateRequest>,
+    ) -> Result<Response<proto::CollapseCheckDeadStateResponse>, Status> {
+        self.admission
+            .run(Placement::Inline, request, |r, _| {
+                collapse::check_dead_state(r)
+            })
+            .await
+    }
+
+    async fn solve(
+        &self,
+        request: Request<proto::CollapseSolveRequest>,
+    ) -> Result<Response<proto::CollapseSolveResponse>, Status> {
+        self.admission
+            .run_search(request, |r, _, context| collapse::solve(r, &context))
+            .await
+    }
+
+    async fn replay_game(
+        &self,
+        request: Request<proto::CollapseReplayGameRequest>,
+    ) -> Result<Response<proto::CollapseReplayGameResponse>, Status> {
+        use proto::collapse_replay_game_request::Start;
+        let message = request.get_ref();
+        // A replay costs about one tap per listed tap: inline on small boards.
+        let start_cells = match &message.start {
+            Some(Start::Board(board)) => board_cells(Some(board)),
+            Some(Start::Generate(generate)) => cells(generate.width, generate.height),
+            None => 0,
+        };
+        let placement = Placement::for_cells(start_cells, INLINE_CELL_LIMIT);
+        self.admission
+            .run(placement, request, |r, _| collapse::replay_game(r))
+            .await
+    }
+}
