@@ -8,13 +8,13 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use matchgrid::engine::collapse::{CollapseGame, CollapsePlayout, CompactGame};
-use matchgrid::engine::level::{
-    LevelBoard, PieceKind, StableLevel, generate_level_board, level_valid_swaps, resolve_level_swap,
-};
 use matchgrid::engine::{
     self, Board, CascadeOptions, GenerationSize, MinGroup, Refill, ScoringRule, SettledBoard,
     StableBoard, Swap,
+};
+use matchgrid::engine::{CollapseGame, CollapsePlayout, CompactGame};
+use matchgrid::engine::{
+    LevelBoard, PieceKind, StableLevel, generate_level_board, level_valid_swaps, resolve_level_swap,
 };
 
 use rand::Rng;

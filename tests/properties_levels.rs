@@ -4,8 +4,8 @@
 //! cascades under RANDOM refill re-simulated with the spawns the engine reported.
 mod reference;
 
-use matchgrid::engine::level::{self, Combination, LevelBoard, LevelStep, PieceKind, StableLevel};
 use matchgrid::engine::{self, CascadeOptions, Position, Refill, Swap, SwapVerdict};
+use matchgrid::engine::{Combination, LevelBoard, LevelStep, PieceKind, StableLevel};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseResult;
 
@@ -194,7 +194,7 @@ const NONE: CascadeOptions = CascadeOptions {
 fn check_cascade(
     l: &Level,
     swap: Option<(Cell, Cell)>,
-    outcome: &level::LevelOutcome,
+    outcome: &engine::LevelOutcome,
     spawns: Option<Vec<u32>>,
 ) -> TestCaseResult {
     let mut colours = spawns.map(|s| s.into_iter());
@@ -236,14 +236,14 @@ proptest! {
             let a = l.cell(i);
             for b in [(a.0, a.1 + 1), (a.0 + 1, a.1), (a.0 + 1, a.1 + 1), (a.0, a.1 + 2), a] {
                 let swap = Swap::new(Position::new(a.0, a.1), Position::new(b.0, b.1));
-                let (verdict, combination) = level::judge_level_swap(&level, swap);
+                let (verdict, combination) = engine::judge_level_swap(&level, swap);
                 prop_assert_eq!((verdict_of(verdict), combo_of(combination)), l.verdict(a, b));
             }
         }
         if l.is_stable() {
             let stable = StableLevel::try_from(level).unwrap();
-            prop_assert_eq!(level::count_level_valid_swaps(&stable), l.valid_swaps().len());
-            let listed: Vec<((Cell, Cell), Option<Combo>)> = level::level_valid_swaps(&stable)
+            prop_assert_eq!(engine::count_level_valid_swaps(&stable), l.valid_swaps().len());
+            let listed: Vec<((Cell, Cell), Option<Combo>)> = engine::level_valid_swaps(&stable)
                 .into_iter()
                 .map(|(s, c)| ((cell(s.a), cell(s.b)), combo_of(c)))
                 .collect();
@@ -259,7 +259,7 @@ proptest! {
         let stable = StableLevel::try_from(engine_level(&l)).unwrap();
         for (swap, _) in l.valid_swaps().into_iter().take(6) {
             let s = Swap::new(Position::new(swap.0.0, swap.0.1), Position::new(swap.1.0, swap.1.1));
-            let outcome = level::resolve_level_swap(
+            let outcome = engine::resolve_level_swap(
                 stable.clone(), s, NONE, &mut engine::rng_from_seed(1),
             ).unwrap();
             check_cascade(&l, Some(swap), &outcome, None)?;
@@ -268,7 +268,7 @@ proptest! {
 
     #[test]
     fn raw_board_cascades_under_none_refill_match_the_reference(l in raw_level(true, true)) {
-        let outcome = level::resolve_level_board(
+        let outcome = engine::resolve_level_board(
             engine_level(&l), NONE, &mut engine::rng_from_seed(2),
         ).unwrap();
         check_cascade(&l, None, &outcome, None)?;
@@ -285,7 +285,7 @@ proptest! {
         let stable = StableLevel::try_from(engine_level(&l)).unwrap();
         for (swap, _) in l.valid_swaps().into_iter().take(3) {
             let s = Swap::new(Position::new(swap.0.0, swap.0.1), Position::new(swap.1.0, swap.1.1));
-            let outcome = level::resolve_level_swap(
+            let outcome = engine::resolve_level_swap(
                 stable.clone(), s, options, &mut engine::rng_from_seed(seed),
             );
             let Ok(outcome) = outcome else { continue }; // two colours may never settle

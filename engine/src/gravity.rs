@@ -25,14 +25,6 @@ pub struct Spawn {
     pub color: u8,
 }
 
-/// Applies gravity to every column and returns the tiles that moved, ordered by `from` in
-/// row-major order.
-pub fn apply_gravity(board: &mut Board) -> Vec<Fall> {
-    let mut falls = Vec::new();
-    settle_columns(board, u64::MAX, Some(&mut falls));
-    falls
-}
-
 /// What [`settle_columns`] did.
 pub(crate) struct Settled {
     /// Per column, the number of empty cells now at its top (0 for columns not settled).
@@ -125,6 +117,13 @@ pub(crate) fn refill_tops<R: Rng + ?Sized>(
 mod tests {
     use super::*;
     use crate::board::color_from_char;
+
+    /// Gravity on every column: the tiles that moved, ordered by `from` in row-major order.
+    fn apply_gravity(board: &mut Board) -> Vec<Fall> {
+        let mut falls = Vec::new();
+        settle_columns(board, u64::MAX, Some(&mut falls));
+        falls
+    }
 
     #[test]
     fn tiles_fall_keeping_their_order() {

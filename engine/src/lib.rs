@@ -5,7 +5,7 @@
 //! Two families (docs/rules.md in the repository is the contract):
 //! - **swap** (match-3): [`generate_swap_board`], [`judge_swap`], [`resolve_swap`] and
 //!   [`play_swap`] (swap, clear runs, gravity, refill, repeat), [`is_dead`], [`shuffle()`]; level
-//!   boards with holes and special pieces in [`level`];
+//!   level boards with holes and special pieces ([`LevelBoard`], [`resolve_level_swap`]);
 //! - **collapse** (SameGame, PopStar): [`generate_collapse_board`], [`tap()`], [`legal_groups()`],
 //!   [`is_game_over`], [`replay()`], [`solve()`].
 //!
@@ -52,45 +52,62 @@
 
 mod arrange;
 mod bitboard;
-pub mod board;
-pub mod cascade;
-pub mod collapse;
-pub mod error;
-pub mod generate;
-pub mod gravity;
-pub mod level;
-pub mod moves;
-pub mod params;
-pub mod position;
-pub mod runs;
-pub mod scoring;
-pub mod settled;
-pub mod shuffle;
-pub mod stable;
+mod board;
+mod cascade;
+mod collapse;
+mod error;
+mod generate;
+mod gravity;
+mod level;
+mod moves;
+mod params;
+mod position;
+mod runs;
+mod scoring;
+mod settled;
+mod shuffle;
+mod stable;
 
-pub use board::{Board, BoardError, EMPTY, MAX_COLOR, MAX_SIDE, Position};
+// Boards and their parts.
+pub use board::{Board, BoardError, COLOR_LETTERS, EMPTY, MAX_COLOR, MAX_SIDE, Position};
+pub use error::{EngineError, LevelError, SwapRejection, TapRejection, Unsettled};
+pub use params::{GenerationSize, MinGroup};
+pub use settled::SettledBoard;
+pub use stable::{StableBoard, is_stable};
+
+// The swap family: plain boards.
 pub use cascade::{
     CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, PlayedMove,
     Refill, StepSink, certain_outcomes, check_swap_positions, play_swap, preview_swap,
     resolve_board, resolve_board_into, resolve_swap, resolve_swap_into,
 };
-pub use collapse::{
-    ColumnShift, LegalGroup, NodeBudget, RefusedTap, Replay, ReplayedMove, ScreenWidth, Solution,
-    SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveStop, SolvedMove,
-    TapOutcome, TapRefusal, board_digest, is_game_over, legal_groups, replay, solve, tap,
-};
-pub use error::{EngineError, LevelError, SwapRejection, TapRejection, Unsettled};
 pub use generate::{generate_collapse_board, generate_swap_board};
 pub use gravity::{Fall, Spawn};
 pub use moves::{
     Swap, SwapVerdict, count_valid_swaps, first_valid_swap_from, is_dead, judge_swap, valid_swaps,
 };
-pub use params::{GenerationSize, MinGroup};
 pub use runs::{Group, find_groups, has_run, matched_positions};
-pub use scoring::ScoringRule;
-pub use settled::SettledBoard;
 pub use shuffle::shuffle;
-pub use stable::{StableBoard, is_stable};
+
+// The swap family: level boards (holes and special pieces).
+pub use level::{
+    Combination, LevelBoard, LevelOutcome, LevelStep, LevelStepSink, PieceKind, Special,
+    StableLevel, cell_text, count_level_valid_swaps, generate_level_board, is_level_stable,
+    judge_level_swap, level_board_digest, level_valid_swaps, preview_level_swap,
+    resolve_level_board, resolve_level_board_into, resolve_level_swap, resolve_level_swap_into,
+    shuffle_level,
+};
+
+// The collapse family.
+pub use collapse::{
+    COMPACT_SIDE, CollapseGame, CollapsePlayout, ColumnShift, CompactGame, DEFAULT_SCREEN_WIDTH,
+    DEFAULT_SOLVE_LEVEL, DEFAULT_SOLVE_NODES, LegalGroup, MAX_REPLAY_TAPS, MAX_SCREEN_WIDTH,
+    MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES, NodeBudget, RefusedTap, Replay,
+    ReplayedMove, ScreenWidth, Solution, SolveControl, SolveLevel, SolveMethod, SolveOptions,
+    SolveSchedule, SolveStop, SolvedMove, TapGroup, TapOutcome, TapRefusal, board_digest,
+    is_game_over, legal_groups, parse_time_limit, replay, solve, tap,
+};
+pub use scoring::ScoringRule;
 
 /// The RNG every seeded operation draws from: ChaCha8 seeded with `seed_from_u64(seed)`.
 /// Its output is portable and fixed for a given seed, which the golden tests pin.

@@ -1,6 +1,6 @@
 //! The `matchgrid` command line: `serve` runs the server; `swap ...` and `collapse ...` are a
 //! small gRPC client for trying the service. Boards are given in text form (`RRG/GGR`: rows top
-//! to bottom joined by `/`, `.` empty, letters or digits colours; see [`crate::engine::board`]).
+//! to bottom joined by `/`, `.` empty, letters or digits colours; see [`crate::engine::Board::parse`]).
 //!
 //! - this module: the clap [`Cli`] and [`Command`], the options shared by client commands, the
 //!   argument parsers and the dispatch ([`run`]);
@@ -197,7 +197,7 @@ fn read(flag: &str, path: &Path) -> Result<Vec<u8>, String> {
 /// striped along the row, striped along the column, wrapped), e.g. `R-G#/*BR+`.
 fn parse_board(text: &str) -> Result<proto::Board, String> {
     if text.contains(['#', '*', '-', '|', '+']) {
-        return engine::level::LevelBoard::parse(text)
+        return engine::LevelBoard::parse(text)
             .map(|b| (&b).into())
             .map_err(|e| e.to_string());
     }

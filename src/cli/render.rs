@@ -5,10 +5,7 @@ use std::fmt::Write as _;
 
 use anstyle::{AnsiColor, Color, Style};
 
-use crate::engine::{
-    self,
-    level::{PieceKind, cell_text},
-};
+use crate::engine::{self, PieceKind, cell_text};
 use crate::proto;
 
 /// Prints `response` as pretty JSON, or as the text `render` makes of it (coloured grids on a

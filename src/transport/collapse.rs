@@ -86,7 +86,7 @@ pub fn solve(
     let rule = scoring_from_proto("scoring", request.scoring)?;
     let min_group = engine::MinGroup::parse(request.min_group)?;
     let max_nodes = engine::NodeBudget::parse(request.max_nodes)?;
-    let time_limit = engine::collapse::solve::parse_time_limit(request.max_millis)?;
+    let time_limit = engine::parse_time_limit(request.max_millis)?;
     let level = engine::SolveLevel::parse(request.level)?;
     let schedule = match proto::SolveSchedule::try_from(request.schedule) {
         Ok(proto::SolveSchedule::Restarts) => engine::SolveSchedule::Restarts,
@@ -170,7 +170,7 @@ impl From<engine::SolveStop> for proto::SolveStop {
 ///
 /// # Errors
 /// INVALID_ARGUMENT for a missing start, an out-of-range field or more than
-/// [`engine::collapse::MAX_REPLAY_TAPS`] taps (naming `taps`), or a generation request
+/// [`engine::MAX_REPLAY_TAPS`] taps (naming `taps`), or a generation request
 /// GenerateBoard refuses; FAILED_PRECONDITION for an unsettled board. Illegal taps are not
 /// errors: the first is reported in the response.
 pub fn replay_game(
@@ -179,12 +179,12 @@ pub fn replay_game(
     use proto::collapse_replay_game_request::Start;
     let rule = scoring_from_proto("scoring", request.scoring)?;
     let min_group = engine::MinGroup::parse(request.min_group)?;
-    if request.taps.len() > engine::collapse::MAX_REPLAY_TAPS {
+    if request.taps.len() > engine::MAX_REPLAY_TAPS {
         return Err(EngineError::InvalidParameter {
             field: "taps",
             reason: format!(
                 "at most {} taps per replay (no game has more), got {}",
-                engine::collapse::MAX_REPLAY_TAPS,
+                engine::MAX_REPLAY_TAPS,
                 request.taps.len()
             ),
         });

@@ -44,7 +44,7 @@ pub enum SwapBoard {
     /// Neither `holes` nor `kinds` was given.
     Plain(engine::Board),
     /// `holes` or `kinds` (or both) was given.
-    Level(engine::level::LevelBoard),
+    Level(engine::LevelBoard),
 }
 
 /// Parses the required `board` field of a swap-family request.
@@ -82,13 +82,13 @@ pub fn swap_board_from_proto(board: Option<proto::Board>) -> Result<SwapBoard, E
         }
         .into());
     }
-    let level = engine::level::LevelBoard::new(plain, board.holes, kinds?)?;
+    let level = engine::LevelBoard::new(plain, board.holes, kinds?)?;
     Ok(SwapBoard::Level(level))
 }
 
 /// A wire `PieceKind` as an engine kind (`UNSPECIFIED` and `NORMAL` are both NORMAL).
-pub fn kind_from_proto(value: i32) -> Option<engine::level::PieceKind> {
-    use engine::level::PieceKind as Kind;
+pub fn kind_from_proto(value: i32) -> Option<engine::PieceKind> {
+    use engine::PieceKind as Kind;
     match proto::PieceKind::try_from(value).ok()? {
         proto::PieceKind::Unspecified | proto::PieceKind::Normal => Some(Kind::Normal),
         proto::PieceKind::StripedH => Some(Kind::StripedH),
@@ -98,9 +98,9 @@ pub fn kind_from_proto(value: i32) -> Option<engine::level::PieceKind> {
     }
 }
 
-impl From<engine::level::PieceKind> for proto::PieceKind {
-    fn from(kind: engine::level::PieceKind) -> Self {
-        use engine::level::PieceKind as Kind;
+impl From<engine::PieceKind> for proto::PieceKind {
+    fn from(kind: engine::PieceKind) -> Self {
+        use engine::PieceKind as Kind;
         match kind {
             Kind::Normal => Self::Unspecified,
             Kind::StripedH => Self::StripedH,
@@ -111,9 +111,9 @@ impl From<engine::level::PieceKind> for proto::PieceKind {
     }
 }
 
-impl From<&engine::level::LevelBoard> for proto::Board {
+impl From<&engine::LevelBoard> for proto::Board {
     /// A level board on the wire: cells, and both `holes` and `kinds` in full.
-    fn from(level: &engine::level::LevelBoard) -> Self {
+    fn from(level: &engine::LevelBoard) -> Self {
         Self {
             width: level.width() as u32,
             height: level.height() as u32,
@@ -128,8 +128,8 @@ impl From<&engine::level::LevelBoard> for proto::Board {
     }
 }
 
-impl From<engine::level::Special> for proto::Special {
-    fn from(special: engine::level::Special) -> Self {
+impl From<engine::Special> for proto::Special {
+    fn from(special: engine::Special) -> Self {
         Self {
             position: Some(special.position.into()),
             kind: proto::PieceKind::from(special.kind) as i32,
@@ -138,9 +138,9 @@ impl From<engine::level::Special> for proto::Special {
     }
 }
 
-impl From<Option<engine::level::Combination>> for proto::Combination {
-    fn from(combination: Option<engine::level::Combination>) -> Self {
-        use engine::level::Combination as C;
+impl From<Option<engine::Combination>> for proto::Combination {
+    fn from(combination: Option<engine::Combination>) -> Self {
+        use engine::Combination as C;
         match combination {
             None => Self::Unspecified,
             Some(C::BombNormal) => Self::BombNormal,
@@ -155,10 +155,7 @@ impl From<Option<engine::level::Combination>> for proto::Combination {
 }
 
 /// A level cascade step on the wire; its board only when `include_board`.
-pub fn level_step_to_proto(
-    step: engine::level::LevelStep,
-    include_board: bool,
-) -> proto::CascadeStep {
+pub fn level_step_to_proto(step: engine::LevelStep, include_board: bool) -> proto::CascadeStep {
     proto::CascadeStep {
         index: step.index,
         groups: step.groups.into_iter().map(Into::into).collect(),

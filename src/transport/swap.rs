@@ -13,8 +13,8 @@ use super::convert::{
     unknown_enum,
 };
 use super::status::engine_status;
-use crate::engine::level::{self, LevelBoard, StableLevel};
 use crate::engine::{self, CascadeOptions, EngineError, Refill, StableBoard};
+use crate::engine::{LevelBoard, StableLevel};
 use crate::proto;
 
 mod features;
@@ -86,7 +86,8 @@ pub fn generate_board(
     let size = engine::GenerationSize::for_swap(request.width, request.height, request.colors)?;
     let min_moves = request.min_moves.unwrap_or(1);
     if !request.holes.is_empty() {
-        let (level, count) = level::generate_level_board(size, min_moves, request.holes, &mut rng)?;
+        let (level, count) =
+            engine::generate_level_board(size, min_moves, request.holes, &mut rng)?;
         return Ok(proto::SwapGenerateBoardResponse {
             board: Some(level.level().into()),
             valid_swap_count: count as u32,
@@ -109,7 +110,7 @@ pub fn validate_swap(
             let (verdict, groups) = engine::preview_swap(&board, swap);
             (verdict, None, groups)
         }
-        Stable::Level(level) => level::preview_level_swap(&level, swap),
+        Stable::Level(level) => engine::preview_level_swap(&level, swap),
     };
     Ok(proto::ValidateSwapResponse {
         verdict: proto::SwapVerdict::from(verdict).into(),
@@ -179,8 +180,8 @@ impl engine::StepSink for ReplySteps {
     }
 }
 
-impl level::LevelStepSink for ReplySteps {
-    fn accept(&mut self, step: level::LevelStep) -> ControlFlow<()> {
+impl engine::LevelStepSink for ReplySteps {
+    fn accept(&mut self, step: engine::LevelStep) -> ControlFlow<()> {
         let step = level_step_to_proto(step, self.include_step_boards);
         self.take(step)
     }
@@ -221,7 +222,7 @@ fn resolve_cascade_into(
                 SwapBoard::Level(level) => {
                     engine::check_swap_positions(level.board(), swap)?;
                     let level = StableLevel::try_from(level)?;
-                    let outcome = level::resolve_level_swap_into(
+                    let outcome = engine::resolve_level_swap_into(
                         level,
                         swap,
                         options,
@@ -241,7 +242,7 @@ fn resolve_cascade_into(
             }
             SwapBoard::Level(level) => {
                 let outcome =
-                    level::resolve_level_board_into(level, options, &mut rng, reply_steps)?;
+                    engine::resolve_level_board_into(level, options, &mut rng, reply_steps)?;
                 return Ok(level_response(
                     outcome,
                     std::mem::take(&mut reply_steps.steps),
@@ -263,7 +264,7 @@ fn resolve_cascade_into(
 
 /// A level cascade's outcome on the wire, with the steps its sink built.
 fn level_response(
-    outcome: level::LevelOutcome,
+    outcome: engine::LevelOutcome,
     steps: Vec<proto::CascadeStep>,
 ) -> proto::ResolveCascadeResponse {
     proto::ResolveCascadeResponse {
@@ -329,7 +330,7 @@ pub fn check_dead_state(
                     .collect(),
                 Vec::new(),
             ),
-            Stable::Level(level) => level::level_valid_swaps(&level)
+            Stable::Level(level) => engine::level_valid_swaps(&level)
                 .into_iter()
                 .map(|(swap, combination)| {
                     (
@@ -352,9 +353,9 @@ pub fn shuffle(request: proto::ShuffleRequest) -> Result<proto::ShuffleResponse,
     let board = match swap_board_from_proto(request.board)? {
         SwapBoard::Plain(board) => board,
         SwapBoard::Level(level) => {
-            let shuffled = level::shuffle_level(&level, &mut rng)?;
+            let shuffled = engine::shuffle_level(&level, &mut rng)?;
             return Ok(proto::ShuffleResponse {
-                valid_swap_count: level::count_level_valid_swaps(&shuffled) as u32,
+                valid_swap_count: engine::count_level_valid_swaps(&shuffled) as u32,
                 board: Some(shuffled.level().into()),
             });
         }

@@ -15,11 +15,11 @@
 //! On top of the rules: [`solve()`] (Nested Monte-Carlo Search with TabuColorRandom playouts, in
 //! [`solve`](mod@solve)) and [`replay()`] (a whole game checked at once, with [`board_digest`]).
 
-pub mod bitboard;
-pub mod compact;
-pub mod playout;
-pub mod replay;
-pub mod solve;
+mod bitboard;
+mod compact;
+mod playout;
+mod replay;
+mod solve;
 
 pub use bitboard::{CollapseGame, TapGroup};
 pub use compact::{COMPACT_SIDE, CompactGame};
@@ -28,8 +28,10 @@ pub use replay::{
     MAX_REPLAY_TAPS, RefusedTap, Replay, ReplayedMove, TapRefusal, board_digest, replay,
 };
 pub use solve::{
-    NodeBudget, ScreenWidth, Solution, SolveControl, SolveLevel, SolveMethod, SolveOptions,
-    SolveSchedule, SolveStop, SolvedMove, solve,
+    DEFAULT_SCREEN_WIDTH, DEFAULT_SOLVE_LEVEL, DEFAULT_SOLVE_NODES, MAX_SCREEN_WIDTH,
+    MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES, NodeBudget, ScreenWidth, Solution,
+    SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveStop, SolvedMove,
+    parse_time_limit, solve,
 };
 
 use super::board::{Board, Position};

@@ -56,7 +56,7 @@ fn cascade_status(error: EngineError, limits: ServiceLimits) -> Status {
 pub fn swap_board_digest(board: &proto::Board) -> Result<[u8; 32], EngineError> {
     Ok(match swap_board_from_proto(Some(board.clone()))? {
         SwapBoard::Plain(board) => engine::board_digest(&board),
-        SwapBoard::Level(level) => level::level_board_digest(&level),
+        SwapBoard::Level(level) => engine::level_board_digest(&level),
     })
 }
 
