@@ -34,6 +34,30 @@ impl CellSet {
         self.rows[row] = mask;
     }
 
+    /// Adds cell `(row, col)`.
+    #[inline]
+    pub(crate) fn insert(&mut self, row: usize, col: usize) {
+        self.rows[row] |= 1 << col;
+    }
+
+    /// Adds the cells of `mask` to row `row`.
+    #[inline]
+    pub(crate) fn union_row(&mut self, row: usize, mask: u64) {
+        self.rows[row] |= mask;
+    }
+
+    /// Removes the cells of `mask` from row `row`.
+    #[inline]
+    pub(crate) fn remove_from_row(&mut self, row: usize, mask: u64) {
+        self.rows[row] &= !mask;
+    }
+
+    /// Empties the first `height` rows.
+    #[inline]
+    pub(crate) fn clear_rows(&mut self, height: usize) {
+        self.rows[..height].fill(0);
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.rows.iter().all(|&r| r == 0)
     }

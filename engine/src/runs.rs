@@ -55,7 +55,7 @@ pub(crate) fn groups_of(planes: &ColorPlanes, matched: &CellSet) -> Vec<Group> {
                 let seed = remaining.row(row) & remaining.row(row).wrapping_neg();
                 let members = flood(&remaining, height, row, seed);
                 for r in row..height {
-                    remaining.set_row(r, remaining.row(r) & !members.row(r));
+                    remaining.remove_from_row(r, members.row(r));
                 }
                 groups.push(Group {
                     color,

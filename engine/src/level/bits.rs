@@ -44,9 +44,7 @@ impl KindMasks {
         }
         masks.tiles = planes.occupied();
         for row in 0..height {
-            masks
-                .tiles
-                .set_row(row, masks.tiles.row(row) | masks.bombs.row(row));
+            masks.tiles.union_row(row, masks.bombs.row(row));
         }
         masks
     }
@@ -65,19 +63,19 @@ impl KindMasks {
     #[inline]
     pub(super) fn remove_row(&mut self, row: usize, cells: u64) {
         for set in [&mut self.tiles, &mut self.specials, &mut self.bombs] {
-            set.set_row(row, set.row(row) & !cells);
+            set.remove_from_row(row, cells);
         }
     }
 
     /// Puts a tile of `kind` on the empty cell `(row, col)`.
     pub(super) fn place(&mut self, row: usize, col: u32, kind: PieceKind) {
         let bit = 1u64 << col;
-        self.tiles.set_row(row, self.tiles.row(row) | bit);
+        self.tiles.union_row(row, bit);
         if kind.is_special() {
-            self.specials.set_row(row, self.specials.row(row) | bit);
+            self.specials.union_row(row, bit);
         }
         if kind == PieceKind::ColorBomb {
-            self.bombs.set_row(row, self.bombs.row(row) | bit);
+            self.bombs.union_row(row, bit);
         }
     }
 
@@ -87,11 +85,11 @@ impl KindMasks {
     pub(super) fn fall_special(&mut self, from: usize, to: usize, col: usize) {
         let bit = 1u64 << col;
         if self.specials.row(from) & bit != 0 {
-            self.specials.set_row(from, self.specials.row(from) & !bit);
-            self.specials.set_row(to, self.specials.row(to) | bit);
+            self.specials.remove_from_row(from, bit);
+            self.specials.union_row(to, bit);
             if self.bombs.row(from) & bit != 0 {
-                self.bombs.set_row(from, self.bombs.row(from) & !bit);
-                self.bombs.set_row(to, self.bombs.row(to) | bit);
+                self.bombs.remove_from_row(from, bit);
+                self.bombs.union_row(to, bit);
             }
         }
     }
@@ -105,8 +103,7 @@ impl KindMasks {
     /// Puts NORMAL tiles on the empty cells of `cells` (`height` rows).
     pub(super) fn fill(&mut self, cells: &CellSet, height: usize) {
         for row in 0..height {
-            self.tiles
-                .set_row(row, self.tiles.row(row) | cells.row(row));
+            self.tiles.union_row(row, cells.row(row));
         }
     }
 }

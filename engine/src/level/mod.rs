@@ -11,7 +11,12 @@
 mod arrange;
 mod bits;
 mod cascade;
+mod clearing;
+mod creation;
+mod gravity;
 mod rules;
+#[cfg(test)]
+mod test_support;
 
 use std::fmt;
 use std::sync::Arc;
