@@ -54,6 +54,7 @@ mod arrange;
 mod bitboard;
 mod board;
 mod cascade;
+mod cellset;
 mod collapse;
 mod error;
 mod generate;

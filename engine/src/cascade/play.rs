@@ -1,0 +1,263 @@
+//! Moves played for their outcome only (simulations, replays, hints): the same cascade as
+//! [`resolve_swap`](super::resolve_swap) without recording its steps.
+
+use rand::Rng;
+
+use super::{
+    CascadeOptions, CascadeStep, Refill, cascade, check_swap_positions, end_of_move, swap_tiles,
+    swapped,
+};
+use crate::bitboard::ColorPlanes;
+use crate::board::Board;
+use crate::error::EngineError;
+use crate::moves::{Swap, judge_swap, valid_swaps};
+use crate::stable::StableBoard;
+
+/// What one move did, without its events: the result of [`play_swap`], for simulations that
+/// need the board and the score but not the groups, falls and spawns of every step.
+#[derive(Clone, Debug)]
+pub struct PlayedMove {
+    /// The final board (after the shuffle, if any).
+    pub board: Board,
+    /// Number of cascade steps, at least 1.
+    pub steps: u32,
+    /// The move's score: the sum of its steps' scores, as in [`CascadeOutcome::total_score`].
+    pub score: u64,
+    /// Cells cleared over all steps: the cells of the steps' groups (which partition each
+    /// step's matched cells).
+    pub cleared: u64,
+    /// True when the cascade left a dead board that was shuffled.
+    pub shuffled: bool,
+    /// True when the final board is stable and has no valid swap.
+    pub dead: bool,
+    /// True when the final board is stable (always under [`Refill::Random`]).
+    pub stable: bool,
+    /// The colour planes of `board` when it is stable, kept for [`PlayedMove::into_stable`].
+    planes: Option<ColorPlanes>,
+}
+
+impl PlayedMove {
+    /// The final board as a [`StableBoard`], when it is stable.
+    pub fn into_stable(self) -> Option<StableBoard> {
+        let planes = self.planes?;
+        Some(StableBoard::with_planes(self.board, planes))
+    }
+}
+
+/// Applies `swap` and resolves its cascade exactly as [`resolve_swap`] does (same board, score,
+/// shuffle and RNG draws), without recording the steps: for simulations and replays that only
+/// need the outcome. Like [`resolve_swap`] it takes the board by value and works in its
+/// storage; on an error the board is dropped and nothing is returned. About an order of magnitude less work than [`resolve_swap`] on small
+/// boards, most of it the events and per-step boards not built.
+///
+/// # Errors
+/// As [`resolve_swap`].
+pub fn play_swap<R: Rng + ?Sized>(
+    board: StableBoard,
+    swap: Swap,
+    options: CascadeOptions,
+    rng: &mut R,
+) -> Result<PlayedMove, EngineError> {
+    if let Some(rejection) = judge_swap(&board, swap).rejection() {
+        return Err(EngineError::IllegalSwap(rejection));
+    }
+    check_swap_positions(board.board(), swap)?;
+    let (mut after, planes, search) = swapped(board, swap);
+    let (steps, score, cleared, planes) = cascade::<false, R, Vec<CascadeStep>>(
+        &mut after,
+        planes,
+        search,
+        &mut Vec::new(),
+        0,
+        options,
+        rng,
+    )?;
+    let ending = end_of_move(after, planes, options, false, rng);
+    Ok(PlayedMove {
+        planes: ending.planes,
+        board: ending.board,
+        steps,
+        score,
+        cleared,
+        shuffled: ending.board_before_shuffle.is_some(),
+        dead: ending.dead,
+        stable: ending.stable,
+    })
+}
+
+/// What a swap certainly gives: its cascade under [`Refill::None`], where nothing is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CertainOutcome {
+    /// The cascade's score, as [`PlayedMove::score`].
+    pub score: u64,
+    /// Cells cleared over all steps, as [`PlayedMove::cleared`].
+    pub cleared: u64,
+    /// Number of cascade steps, at least 1.
+    pub steps: u32,
+}
+
+/// Every valid swap of `board` (in [`valid_swaps`] order) with its [`Refill::None`] cascade:
+/// the same score, cells cleared and steps as [`play_swap`] with NONE refill gives for each,
+/// worked in one scratch board instead of a copy per swap, and without judging the final
+/// boards (which hints do not need).
+///
+/// # Errors
+/// [`EngineError::CascadeLimitExceeded`] at the first swap (in that order) whose cascade needs
+/// more than `max_steps` steps.
+pub fn certain_outcomes(
+    board: &StableBoard,
+    max_steps: u32,
+) -> Result<Vec<(Swap, CertainOutcome)>, EngineError> {
+    let options = CascadeOptions {
+        refill: Refill::None,
+        auto_shuffle: true,
+        max_steps,
+    };
+    // NONE refill draws nothing from it.
+    let mut rng = crate::rng_from_seed(0);
+    let swaps = valid_swaps(board);
+    let mut outcomes = Vec::with_capacity(swaps.len());
+    let mut scratch = board.board().clone();
+    let mut planes = board.planes().clone();
+    for swap in swaps {
+        scratch.cells_mut().copy_from_slice(board.board().cells());
+        planes.copy_from(board.planes());
+        let search = swap_tiles(&mut scratch, &mut planes, swap);
+        let (steps, score, cleared, after) = cascade::<false, _, Vec<CascadeStep>>(
+            &mut scratch,
+            planes,
+            search,
+            &mut Vec::new(),
+            0,
+            options,
+            &mut rng,
+        )?;
+        planes = after;
+        outcomes.push((
+            swap,
+            CertainOutcome {
+                score,
+                cleared,
+                steps,
+            },
+        ));
+    }
+    Ok(outcomes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cascade::resolve_swap;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    const NONE: CascadeOptions = CascadeOptions {
+        refill: Refill::None,
+        auto_shuffle: true,
+        max_steps: 1000,
+    };
+
+    fn rng() -> ChaCha8Rng {
+        ChaCha8Rng::seed_from_u64(42)
+    }
+
+    fn rng_from(seed: u64) -> ChaCha8Rng {
+        ChaCha8Rng::seed_from_u64(seed)
+    }
+
+    #[test]
+    fn play_swap_ends_exactly_where_resolve_swap_does() {
+        use crate::{GenerationSize, first_valid_swap_from, generate_swap_board};
+        let mut compared = 0;
+        for seed in 0..150u64 {
+            let (width, height) = (3 + seed as u32 % 9, 3 + (seed as u32 / 9) % 9);
+            let colors = 3 + (seed % 4) as u8;
+            let size = GenerationSize::for_swap(width, height, u32::from(colors)).unwrap();
+            let Ok((mut board, _)) = generate_swap_board(size, 1, &mut rng_from(seed)) else {
+                continue;
+            };
+            let refill = if seed % 5 == 0 {
+                Refill::None
+            } else {
+                Refill::Random { colors }
+            };
+            let options = CascadeOptions {
+                refill,
+                auto_shuffle: seed % 3 != 0,
+                max_steps: 1000,
+            };
+            let mut rng_full = rng_from(seed + 1000);
+            let mut rng_lean = rng_from(seed + 1000);
+            for turn in 0..20 {
+                let Some(swap) = first_valid_swap_from(&board, turn * 7) else {
+                    break;
+                };
+                let full = resolve_swap(board.clone(), swap, options, &mut rng_full).unwrap();
+                let lean = play_swap(board.clone(), swap, options, &mut rng_lean).unwrap();
+                assert_eq!(lean.board, full.board, "seed {seed} turn {turn}");
+                assert_eq!(lean.score, full.total_score);
+                assert_eq!(lean.steps as usize, full.steps.len());
+                let cleared: usize = full
+                    .steps
+                    .iter()
+                    .flat_map(|s| &s.groups)
+                    .map(|g| g.cells.len())
+                    .sum();
+                assert_eq!(lean.cleared, cleared as u64);
+                assert_eq!(lean.shuffled, full.board_before_shuffle.is_some());
+                assert_eq!((lean.dead, lean.stable), (full.dead, full.stable));
+                compared += 1;
+                match lean.into_stable() {
+                    Some(next) => board = next,
+                    None => break,
+                }
+            }
+        }
+        assert!(compared > 500, "only {compared} moves compared");
+    }
+
+    #[test]
+    fn certain_outcomes_are_the_none_refill_plays() {
+        use crate::{GenerationSize, generate_swap_board};
+        let mut compared = 0;
+        for seed in 0..120u64 {
+            let (width, height) = (3 + seed as u32 % 9, 3 + (seed as u32 / 9) % 9);
+            let colors = 3 + (seed % 4) as u32;
+            let size = GenerationSize::for_swap(width, height, colors).unwrap();
+            let Ok((board, _)) = generate_swap_board(size, 0, &mut rng_from(seed)) else {
+                continue;
+            };
+            let outcomes = certain_outcomes(&board, 1000).unwrap();
+            let swaps = crate::valid_swaps(&board);
+            assert_eq!(outcomes.len(), swaps.len());
+            for ((swap, certain), listed) in outcomes.into_iter().zip(swaps) {
+                assert_eq!(swap, listed);
+                let played = play_swap(board.clone(), swap, NONE, &mut rng()).unwrap();
+                let expected = CertainOutcome {
+                    score: played.score,
+                    cleared: played.cleared,
+                    steps: played.steps,
+                };
+                assert_eq!(certain, expected, "seed {seed} swap {swap:?}");
+                compared += 1;
+            }
+            // A step limit the longest cascade passes is the same error.
+            if let Some(longest) = certain_outcomes(&board, 1000)
+                .unwrap()
+                .iter()
+                .map(|(_, o)| o.steps)
+                .max()
+                .filter(|&s| s > 1)
+            {
+                assert_eq!(
+                    certain_outcomes(&board, longest - 1),
+                    Err(EngineError::CascadeLimitExceeded {
+                        max_steps: longest - 1
+                    })
+                );
+            }
+        }
+        assert!(compared > 1000, "only {compared} swaps compared");
+    }
+}
