@@ -3,7 +3,9 @@
 
 mod play;
 
-pub use play::{CertainOutcome, PlayedMove, certain_outcomes, play_swap};
+pub use play::{
+    CertainOutcome, CertainOutcomes, PlayedMove, certain_outcomes, each_certain_outcome, play_swap,
+};
 
 use std::ops::ControlFlow;
 

@@ -99,7 +99,7 @@ pub struct CertainOutcome {
 /// Every valid swap of `board` (in [`valid_swaps`] order) with its [`Refill::None`] cascade:
 /// the same score, cells cleared and steps as [`play_swap`] with NONE refill gives for each,
 /// worked in one scratch board instead of a copy per swap, and without judging the final
-/// boards (which hints do not need).
+/// boards (which hints do not need). [`each_certain_outcome`] gives them one at a time.
 ///
 /// # Errors
 /// [`EngineError::CascadeLimitExceeded`] at the first swap (in that order) whose cascade needs
@@ -108,41 +108,72 @@ pub fn certain_outcomes(
     board: &StableBoard,
     max_steps: u32,
 ) -> Result<Vec<(Swap, CertainOutcome)>, EngineError> {
-    let options = CascadeOptions {
-        refill: Refill::None,
-        auto_shuffle: true,
-        max_steps,
-    };
-    // NONE refill draws nothing from it.
-    let mut rng = crate::rng_from_seed(0);
-    let swaps = valid_swaps(board);
-    let mut outcomes = Vec::with_capacity(swaps.len());
-    let mut scratch = board.board().clone();
-    let mut planes = board.planes().clone();
-    for swap in swaps {
-        scratch.cells_mut().copy_from_slice(board.board().cells());
-        planes.copy_from(board.planes());
-        let search = swap_tiles(&mut scratch, &mut planes, swap);
-        let (steps, score, cleared, after) = cascade::<false, _, Vec<CascadeStep>>(
-            &mut scratch,
+    each_certain_outcome(board, max_steps).collect()
+}
+
+/// [`certain_outcomes`] one swap at a time, so a caller can stop between two swaps (a search
+/// past its deadline): the same outcomes in the same order, the first error last.
+pub fn each_certain_outcome(board: &StableBoard, max_steps: u32) -> CertainOutcomes<'_> {
+    CertainOutcomes {
+        board,
+        swaps: valid_swaps(board).into_iter(),
+        options: CascadeOptions {
+            refill: Refill::None,
+            auto_shuffle: true,
+            max_steps,
+        },
+        scratch: board.board().clone(),
+        planes: Some(board.planes().clone()),
+        // NONE refill draws nothing from it.
+        rng: crate::rng_from_seed(0),
+    }
+}
+
+/// The iterator of [`each_certain_outcome`]: `Ok((swap, outcome))` for each valid swap in
+/// [`valid_swaps`] order, or one [`EngineError::CascadeLimitExceeded`] and then nothing.
+pub struct CertainOutcomes<'a> {
+    board: &'a StableBoard,
+    swaps: std::vec::IntoIter<Swap>,
+    options: CascadeOptions,
+    /// The board each swap is played on, reset to `board` before each.
+    scratch: Board,
+    /// The colour planes of `scratch`; `None` after an error.
+    planes: Option<ColorPlanes>,
+    rng: crate::SeededRng,
+}
+
+impl Iterator for CertainOutcomes<'_> {
+    type Item = Result<(Swap, CertainOutcome), EngineError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut planes = self.planes.take()?;
+        let swap = self.swaps.next()?;
+        self.scratch
+            .cells_mut()
+            .copy_from_slice(self.board.board().cells());
+        planes.copy_from(self.board.planes());
+        let search = swap_tiles(&mut self.scratch, &mut planes, swap);
+        let played = cascade::<false, _, Vec<CascadeStep>>(
+            &mut self.scratch,
             planes,
             search,
             &mut Vec::new(),
             0,
-            options,
-            &mut rng,
-        )?;
-        planes = after;
-        outcomes.push((
-            swap,
-            CertainOutcome {
-                score,
-                cleared,
-                steps,
-            },
-        ));
+            self.options,
+            &mut self.rng,
+        );
+        Some(played.map(|(steps, score, cleared, after)| {
+            self.planes = Some(after);
+            (
+                swap,
+                CertainOutcome {
+                    score,
+                    cleared,
+                    steps,
+                },
+            )
+        }))
     }
-    Ok(outcomes)
 }
 
 #[cfg(test)]
@@ -259,5 +290,48 @@ mod tests {
             }
         }
         assert!(compared > 1000, "only {compared} swaps compared");
+    }
+
+    #[test]
+    fn each_certain_outcome_ends_at_its_first_error() {
+        use crate::{GenerationSize, generate_swap_board};
+        let mut checked = 0;
+        for seed in 0..60u64 {
+            let size = GenerationSize::for_swap(6 + seed as u32 % 4, 6, 4).unwrap();
+            let Ok((board, _)) = generate_swap_board(size, 2, &mut rng_from(seed)) else {
+                continue;
+            };
+            let all: Vec<_> = each_certain_outcome(&board, 1000).collect();
+            assert_eq!(all.len(), crate::valid_swaps(&board).len());
+            let Some(longest) = all.iter().map(|o| o.as_ref().unwrap().1.steps).max() else {
+                continue;
+            };
+            if longest < 2 {
+                continue;
+            }
+            // With a limit the longest cascade passes: the outcomes before the first swap that
+            // needs more steps, then that error, then nothing.
+            let limited: Vec<_> = each_certain_outcome(&board, longest - 1).collect();
+            let first_long = all
+                .iter()
+                .position(|o| o.as_ref().unwrap().1.steps == longest)
+                .unwrap();
+            assert_eq!(limited.len(), first_long + 1, "seed {seed}");
+            let (last, before) = limited.split_last().unwrap();
+            assert_eq!(
+                last,
+                &Err(EngineError::CascadeLimitExceeded {
+                    max_steps: longest - 1
+                })
+            );
+            for (got, expected) in before.iter().zip(&all) {
+                assert_eq!(got, expected, "seed {seed}");
+            }
+            checked += 1;
+        }
+        assert!(
+            checked > 10,
+            "only {checked} boards had a cascade of two steps"
+        );
     }
 }

@@ -485,10 +485,13 @@ fn random_options(colors: u32, max_steps: u32) -> Result<CascadeOptions, EngineE
 fn plain_ranked_hints(
     board: &StableBoard,
     options: CascadeOptions,
-) -> Result<Vec<proto::SwapHint>, EngineError> {
-    let mut hints: Vec<proto::SwapHint> = engine::certain_outcomes(board, options.max_steps)?
-        .into_iter()
-        .map(|(swap, outcome)| proto::SwapHint {
+    context: Option<&SearchContext>,
+) -> Result<Vec<proto::SwapHint>, CallError> {
+    let mut hints = Vec::new();
+    for played in engine::each_certain_outcome(board, options.max_steps) {
+        check_context(context)?;
+        let (swap, outcome) = played?;
+        hints.push(proto::SwapHint {
             swap: Some(swap.into()),
             combination: 0,
             score: outcome.score,
@@ -496,8 +499,8 @@ fn plain_ranked_hints(
             specials_created: 0,
             steps: outcome.steps,
             mean_sampled_score: 0.0,
-        })
-        .collect();
+        });
+    }
     hints.sort_by_key(|h| std::cmp::Reverse((h.score, h.cleared)));
     Ok(hints)
 }
@@ -508,9 +511,12 @@ fn plain_ranked_hints(
 fn plain_best_swap(
     board: &StableBoard,
     options: CascadeOptions,
-) -> Result<Option<engine::Swap>, EngineError> {
+    context: Option<&SearchContext>,
+) -> Result<Option<engine::Swap>, CallError> {
     let mut best: Option<((u64, u64), engine::Swap)> = None;
-    for (swap, outcome) in engine::certain_outcomes(board, options.max_steps)? {
+    for played in engine::each_certain_outcome(board, options.max_steps) {
+        check_context(context)?;
+        let (swap, outcome) = played?;
         let key = (outcome.score, outcome.cleared);
         if best.is_none_or(|(top, _)| key > top) {
             best = Some((key, swap));
@@ -576,7 +582,9 @@ fn hint_with(
     }
     check_context(context)?;
     let mut hints = match (&plain, listed) {
-        (Some(stable), _) => plain_ranked_hints(stable, certain_options(request.max_steps)?)?,
+        (Some(stable), _) => {
+            plain_ranked_hints(stable, certain_options(request.max_steps)?, context)?
+        }
         (None, listed) => ranked_hints(
             &board,
             listed.unwrap_or_default(),
@@ -735,7 +743,7 @@ fn simulate_plain_game(
                 listed[rng.random_range(0..listed.len())]
             }
             proto::SwapPolicy::Unspecified | proto::SwapPolicy::HintGreedy => {
-                match plain_best_swap(&board, certain)? {
+                match plain_best_swap(&board, certain, context)? {
                     Some(swap) => swap,
                     None => {
                         tally.dead = true;
