@@ -78,9 +78,9 @@ pub use stable::{StableBoard, is_stable};
 
 // The swap family: plain boards.
 pub use cascade::{
-    CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, CertainOutcomes,
-    PlayedMove, Refill, StepSink, certain_outcomes, check_swap_positions, each_certain_outcome,
-    play_swap, preview_swap, resolve_board, resolve_board_into, resolve_swap, resolve_swap_into,
+    CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, PlayedMove,
+    Refill, StepSink, certain_outcomes, certain_outcomes_while, check_swap_positions, play_swap,
+    preview_swap, resolve_board, resolve_board_into, resolve_swap, resolve_swap_into,
 };
 pub use generate::{generate_collapse_board, generate_swap_board};
 pub use gravity::{Fall, Spawn};

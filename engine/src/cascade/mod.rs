@@ -3,9 +3,7 @@
 
 mod play;
 
-pub use play::{
-    CertainOutcome, CertainOutcomes, PlayedMove, certain_outcomes, each_certain_outcome, play_swap,
-};
+pub use play::{CertainOutcome, PlayedMove, certain_outcomes, certain_outcomes_while, play_swap};
 
 use std::ops::ControlFlow;
 

@@ -99,7 +99,7 @@ pub struct CertainOutcome {
 /// Every valid swap of `board` (in [`valid_swaps`] order) with its [`Refill::None`] cascade:
 /// the same score, cells cleared and steps as [`play_swap`] with NONE refill gives for each,
 /// worked in one scratch board instead of a copy per swap, and without judging the final
-/// boards (which hints do not need). [`each_certain_outcome`] gives them one at a time.
+/// boards (which hints do not need).
 ///
 /// # Errors
 /// [`EngineError::CascadeLimitExceeded`] at the first swap (in that order) whose cascade needs
@@ -108,72 +108,58 @@ pub fn certain_outcomes(
     board: &StableBoard,
     max_steps: u32,
 ) -> Result<Vec<(Swap, CertainOutcome)>, EngineError> {
-    each_certain_outcome(board, max_steps).collect()
+    certain_outcomes_while(board, max_steps, || true)
 }
 
-/// [`certain_outcomes`] one swap at a time, so a caller can stop between two swaps (a search
-/// past its deadline): the same outcomes in the same order, the first error last.
-pub fn each_certain_outcome(board: &StableBoard, max_steps: u32) -> CertainOutcomes<'_> {
-    CertainOutcomes {
-        board,
-        swaps: valid_swaps(board).into_iter(),
-        options: CascadeOptions {
-            refill: Refill::None,
-            auto_shuffle: true,
-            max_steps,
-        },
-        scratch: board.board().clone(),
-        planes: Some(board.planes().clone()),
-        // NONE refill draws nothing from it.
-        rng: crate::rng_from_seed(0),
-    }
-}
-
-/// The iterator of [`each_certain_outcome`]: `Ok((swap, outcome))` for each valid swap in
-/// [`valid_swaps`] order, or one [`EngineError::CascadeLimitExceeded`] and then nothing.
-pub struct CertainOutcomes<'a> {
-    board: &'a StableBoard,
-    swaps: std::vec::IntoIter<Swap>,
-    options: CascadeOptions,
-    /// The board each swap is played on, reset to `board` before each.
-    scratch: Board,
-    /// The colour planes of `scratch`; `None` after an error.
-    planes: Option<ColorPlanes>,
-    rng: crate::SeededRng,
-}
-
-impl Iterator for CertainOutcomes<'_> {
-    type Item = Result<(Swap, CertainOutcome), EngineError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let mut planes = self.planes.take()?;
-        let swap = self.swaps.next()?;
-        self.scratch
-            .cells_mut()
-            .copy_from_slice(self.board.board().cells());
-        planes.copy_from(self.board.planes());
-        let search = swap_tiles(&mut self.scratch, &mut planes, swap);
-        let played = cascade::<false, _, Vec<CascadeStep>>(
-            &mut self.scratch,
+/// [`certain_outcomes`], asking `go_on` before each swap: when it answers false (a search past
+/// its deadline), the outcomes of the swaps before are returned, and the caller, who knows why
+/// it stopped, says so.
+///
+/// # Errors
+/// As [`certain_outcomes`], for the swaps played.
+pub fn certain_outcomes_while(
+    board: &StableBoard,
+    max_steps: u32,
+    mut go_on: impl FnMut() -> bool,
+) -> Result<Vec<(Swap, CertainOutcome)>, EngineError> {
+    let options = CascadeOptions {
+        refill: Refill::None,
+        auto_shuffle: true,
+        max_steps,
+    };
+    // NONE refill draws nothing from it.
+    let mut rng = crate::rng_from_seed(0);
+    let swaps = valid_swaps(board);
+    let mut outcomes = Vec::with_capacity(swaps.len());
+    let mut scratch = board.board().clone();
+    let mut planes = board.planes().clone();
+    for swap in swaps {
+        if !go_on() {
+            break;
+        }
+        scratch.cells_mut().copy_from_slice(board.board().cells());
+        planes.copy_from(board.planes());
+        let search = swap_tiles(&mut scratch, &mut planes, swap);
+        let (steps, score, cleared, after) = cascade::<false, _, Vec<CascadeStep>>(
+            &mut scratch,
             planes,
             search,
             &mut Vec::new(),
             0,
-            self.options,
-            &mut self.rng,
-        );
-        Some(played.map(|(steps, score, cleared, after)| {
-            self.planes = Some(after);
-            (
-                swap,
-                CertainOutcome {
-                    score,
-                    cleared,
-                    steps,
-                },
-            )
-        }))
+            options,
+            &mut rng,
+        )?;
+        planes = after;
+        outcomes.push((
+            swap,
+            CertainOutcome {
+                score,
+                cleared,
+                steps,
+            },
+        ));
     }
+    Ok(outcomes)
 }
 
 #[cfg(test)]
@@ -293,45 +279,25 @@ mod tests {
     }
 
     #[test]
-    fn each_certain_outcome_ends_at_its_first_error() {
+    fn certain_outcomes_while_stops_when_told() {
         use crate::{GenerationSize, generate_swap_board};
-        let mut checked = 0;
-        for seed in 0..60u64 {
-            let size = GenerationSize::for_swap(6 + seed as u32 % 4, 6, 4).unwrap();
-            let Ok((board, _)) = generate_swap_board(size, 2, &mut rng_from(seed)) else {
-                continue;
-            };
-            let all: Vec<_> = each_certain_outcome(&board, 1000).collect();
-            assert_eq!(all.len(), crate::valid_swaps(&board).len());
-            let Some(longest) = all.iter().map(|o| o.as_ref().unwrap().1.steps).max() else {
-                continue;
-            };
-            if longest < 2 {
-                continue;
-            }
-            // With a limit the longest cascade passes: the outcomes before the first swap that
-            // needs more steps, then that error, then nothing.
-            let limited: Vec<_> = each_certain_outcome(&board, longest - 1).collect();
-            let first_long = all
-                .iter()
-                .position(|o| o.as_ref().unwrap().1.steps == longest)
-                .unwrap();
-            assert_eq!(limited.len(), first_long + 1, "seed {seed}");
-            let (last, before) = limited.split_last().unwrap();
+        let size = GenerationSize::for_swap(9, 9, 6).unwrap();
+        let (board, count) = generate_swap_board(size, 5, &mut rng_from(3)).unwrap();
+        let all = certain_outcomes(&board, 1000).unwrap();
+        assert_eq!(all.len(), count);
+        for allowed in [0, 1, 3, count] {
+            let mut asked = 0;
+            let some = certain_outcomes_while(&board, 1000, || {
+                asked += 1;
+                asked <= allowed
+            })
+            .unwrap();
+            assert_eq!(some, all[..allowed], "{allowed} swaps allowed");
             assert_eq!(
-                last,
-                &Err(EngineError::CascadeLimitExceeded {
-                    max_steps: longest - 1
-                })
+                asked,
+                (allowed + 1).min(count),
+                "asked once a swap, and once more"
             );
-            for (got, expected) in before.iter().zip(&all) {
-                assert_eq!(got, expected, "seed {seed}");
-            }
-            checked += 1;
         }
-        assert!(
-            checked > 10,
-            "only {checked} boards had a cascade of two steps"
-        );
     }
 }

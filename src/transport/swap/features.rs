@@ -349,19 +349,22 @@ pub const MAX_HINT_SAMPLES: u32 = 1_000;
 /// Most sampled cascades in one `Hint`: samples times valid swaps.
 pub const MAX_HINT_SAMPLED_CASCADES: u64 = 100_000;
 
+/// True when `context`'s deadline has passed or its call was cancelled.
+fn stopped(context: Option<&SearchContext>) -> bool {
+    context.is_some_and(|context| {
+        context.cancel.load(std::sync::atomic::Ordering::Relaxed)
+            || context
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+    })
+}
+
 /// `Err(WORK_DEADLINE)` when `context`'s deadline has passed or its call was cancelled.
 fn check_context(context: Option<&SearchContext>) -> Result<(), CallError> {
-    match context {
-        Some(context)
-            if context.cancel.load(std::sync::atomic::Ordering::Relaxed)
-                || context
-                    .deadline
-                    .is_some_and(|d| std::time::Instant::now() >= d) =>
-        {
-            Err(crate::transport::status::work_deadline().into())
-        }
-        _ => Ok(()),
+    if stopped(context) {
+        return Err(crate::transport::status::work_deadline().into());
     }
+    Ok(())
 }
 
 /// The valid swaps of a proto board with their combinations (UNSPECIFIED on plain boards), as
@@ -487,11 +490,11 @@ fn plain_ranked_hints(
     options: CascadeOptions,
     context: Option<&SearchContext>,
 ) -> Result<Vec<proto::SwapHint>, CallError> {
-    let mut hints = Vec::new();
-    for played in engine::each_certain_outcome(board, options.max_steps) {
-        check_context(context)?;
-        let (swap, outcome) = played?;
-        hints.push(proto::SwapHint {
+    let outcomes = engine::certain_outcomes_while(board, options.max_steps, || !stopped(context))?;
+    check_context(context)?;
+    let mut hints: Vec<proto::SwapHint> = outcomes
+        .into_iter()
+        .map(|(swap, outcome)| proto::SwapHint {
             swap: Some(swap.into()),
             combination: 0,
             score: outcome.score,
@@ -499,8 +502,8 @@ fn plain_ranked_hints(
             specials_created: 0,
             steps: outcome.steps,
             mean_sampled_score: 0.0,
-        });
-    }
+        })
+        .collect();
     hints.sort_by_key(|h| std::cmp::Reverse((h.score, h.cleared)));
     Ok(hints)
 }
@@ -513,10 +516,10 @@ fn plain_best_swap(
     options: CascadeOptions,
     context: Option<&SearchContext>,
 ) -> Result<Option<engine::Swap>, CallError> {
+    let outcomes = engine::certain_outcomes_while(board, options.max_steps, || !stopped(context))?;
+    check_context(context)?;
     let mut best: Option<((u64, u64), engine::Swap)> = None;
-    for played in engine::each_certain_outcome(board, options.max_steps) {
-        check_context(context)?;
-        let (swap, outcome) = played?;
+    for (swap, outcome) in outcomes {
         let key = (outcome.score, outcome.cleared);
         if best.is_none_or(|(top, _)| key > top) {
             best = Some((key, swap));
