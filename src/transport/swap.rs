@@ -6,7 +6,7 @@ use std::time::Instant;
 use prost::Message;
 use tonic::Status;
 
-use super::{SearchContext, ServiceLimits};
+use super::ServiceLimits;
 
 use super::convert::{
     SwapBoard, cascade_step_to_proto, level_step_to_proto, swap_board_from_proto, swap_from_proto,
@@ -17,12 +17,14 @@ use crate::engine::{self, CascadeOptions, EngineError, Refill, StableBoard};
 use crate::engine::{LevelBoard, StableLevel};
 use crate::proto;
 
-mod features;
+mod hint;
+mod replay;
+mod simulate;
 
-pub use features::{
-    MAX_HINT_SAMPLED_CASCADES, MAX_HINT_SAMPLES, MAX_REPLAY_MOVES, MAX_SIMULATE_GAMES,
-    MAX_SIMULATE_MOVES, MAX_SIMULATE_TOTAL_MOVES, hint, hint_reference, replay_game,
-    replay_game_reference, simulate, simulate_reference, swap_board_digest,
+pub use hint::{MAX_HINT_SAMPLED_CASCADES, MAX_HINT_SAMPLES, hint, hint_reference};
+pub use replay::{MAX_REPLAY_MOVES, replay_game, replay_game_reference, swap_board_digest};
+pub use simulate::{
+    MAX_SIMULATE_GAMES, MAX_SIMULATE_MOVES, MAX_SIMULATE_TOTAL_MOVES, simulate, simulate_reference,
 };
 
 /// Default `max_steps` of ResolveCascade.

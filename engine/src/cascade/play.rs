@@ -1,5 +1,5 @@
 //! Moves played for their outcome only (simulations, replays, hints): the same cascade as
-//! [`resolve_swap`](super::resolve_swap) without recording its steps.
+//! [`resolve_swap`](crate::resolve_swap)(super::resolve_swap) without recording its steps.
 
 use rand::Rng;
 
@@ -21,7 +21,7 @@ pub struct PlayedMove {
     pub board: Board,
     /// Number of cascade steps, at least 1.
     pub steps: u32,
-    /// The move's score: the sum of its steps' scores, as in [`CascadeOutcome::total_score`].
+    /// The move's score: the sum of its steps' scores, as in [`CascadeOutcome::total_score`](crate::CascadeOutcome::total_score).
     pub score: u64,
     /// Cells cleared over all steps: the cells of the steps' groups (which partition each
     /// step's matched cells).
@@ -44,14 +44,14 @@ impl PlayedMove {
     }
 }
 
-/// Applies `swap` and resolves its cascade exactly as [`resolve_swap`] does (same board, score,
+/// Applies `swap` and resolves its cascade exactly as [`resolve_swap`](crate::resolve_swap) does (same board, score,
 /// shuffle and RNG draws), without recording the steps: for simulations and replays that only
-/// need the outcome. Like [`resolve_swap`] it takes the board by value and works in its
-/// storage; on an error the board is dropped and nothing is returned. About an order of magnitude less work than [`resolve_swap`] on small
+/// need the outcome. Like [`resolve_swap`](crate::resolve_swap) it takes the board by value and works in its
+/// storage; on an error the board is dropped and nothing is returned. About an order of magnitude less work than [`resolve_swap`](crate::resolve_swap) on small
 /// boards, most of it the events and per-step boards not built.
 ///
 /// # Errors
-/// As [`resolve_swap`].
+/// As [`resolve_swap`](crate::resolve_swap).
 pub fn play_swap<R: Rng + ?Sized>(
     board: StableBoard,
     swap: Swap,

@@ -1,0 +1,295 @@
+//! `Simulate` of the swap family (docs/rules.md section 7): games played by a policy from one
+//! start, summarised. Plain boards are played on the engine directly (`play_swap`); level boards
+//! (and [`simulate_reference`]) go through `ResolveCascade`'s own function move by move.
+
+use tonic::Status;
+
+use super::super::SearchContext;
+use super::hint::{
+    certain_options, check_context, listed_swaps, plain_best_swap, plain_stable, random_options,
+    ranked_hints,
+};
+use super::{cascade_options, generate_board, resolve_cascade};
+use crate::engine::{self, EngineError, StableBoard};
+use crate::proto;
+use crate::transport::convert::unknown_enum;
+use crate::transport::status::CallError;
+
+/// Most games in one `Simulate`.
+pub const MAX_SIMULATE_GAMES: u32 = 1_000;
+/// Most moves per game in one `Simulate`.
+pub const MAX_SIMULATE_MOVES: u32 = 1_000;
+/// Most moves in one `Simulate`: games times moves.
+pub const MAX_SIMULATE_TOTAL_MOVES: u64 = 100_000;
+
+/// One simulated game's tallies.
+#[derive(Default)]
+struct GameTally {
+    score: u64,
+    moves: u64,
+    steps: u64,
+    shuffles: u64,
+    dead: bool,
+}
+
+/// Plays game `index` of a simulation as SwapSimulateRequest documents.
+fn simulate_game(
+    start: &proto::Board,
+    request: &proto::SwapSimulateRequest,
+    policy: proto::SwapPolicy,
+    colors: u32,
+    index: u32,
+    context: Option<&SearchContext>,
+) -> Result<GameTally, CallError> {
+    use rand::{Rng, RngCore};
+    let mut rng = engine::rng_from_seed(request.seed.wrapping_add(u64::from(index)));
+    let mut board = start.clone();
+    let mut tally = GameTally::default();
+    for _ in 0..request.moves {
+        check_context(context)?;
+        let swap = match policy {
+            proto::SwapPolicy::Random => {
+                let listed = listed_swaps(&board)?;
+                if listed.is_empty() {
+                    tally.dead = true;
+                    break;
+                }
+                listed[rng.random_range(0..listed.len())].0
+            }
+            proto::SwapPolicy::Unspecified | proto::SwapPolicy::HintGreedy => {
+                match ranked_hints(&board, listed_swaps(&board)?, request.max_steps, context)?
+                    .first()
+                    .and_then(|h| h.swap)
+                {
+                    Some(swap) => swap,
+                    None => {
+                        tally.dead = true;
+                        break;
+                    }
+                }
+            }
+        };
+        let outcome = resolve_cascade(proto::ResolveCascadeRequest {
+            board: Some(board),
+            swap: Some(swap),
+            colors,
+            seed: rng.next_u64(),
+            refill: proto::RefillMode::Random.into(),
+            auto_shuffle: Some(true),
+            max_steps: request.max_steps,
+            include_step_boards: false,
+        })?;
+        tally.score = tally.score.saturating_add(outcome.total_score);
+        tally.moves += 1;
+        tally.steps += outcome.steps.len() as u64;
+        tally.shuffles += u64::from(outcome.shuffled);
+        board = outcome
+            .board
+            .ok_or_else(|| Status::internal("cascade without a board"))?;
+        if outcome.dead {
+            tally.dead = true;
+            break;
+        }
+    }
+    Ok(tally)
+}
+
+/// [`simulate_game`] on a plain stable start, on the engine directly: the same derivation
+/// (game `index`'s RNG seeded with `seed + index`, the policy's pick from
+/// [`engine::valid_swaps`] or the top hint, `next_u64()` as the move's seed), each move played
+/// with [`engine::play_swap`].
+fn simulate_plain_game(
+    start: &StableBoard,
+    request: &proto::SwapSimulateRequest,
+    policy: proto::SwapPolicy,
+    colors: u32,
+    index: u32,
+    context: Option<&SearchContext>,
+) -> Result<GameTally, CallError> {
+    use rand::{Rng, RngCore};
+    let certain = certain_options(request.max_steps)?;
+    let options = random_options(colors, request.max_steps)?;
+    let mut rng = engine::rng_from_seed(request.seed.wrapping_add(u64::from(index)));
+    let mut board = start.clone();
+    let mut tally = GameTally::default();
+    for played_moves in 0..request.moves {
+        check_context(context)?;
+        let swap = match policy {
+            proto::SwapPolicy::Random => {
+                let listed = engine::valid_swaps(&board);
+                if listed.is_empty() {
+                    tally.dead = true;
+                    break;
+                }
+                listed[rng.random_range(0..listed.len())]
+            }
+            proto::SwapPolicy::Unspecified | proto::SwapPolicy::HintGreedy => {
+                match plain_best_swap(&board, certain, context)? {
+                    Some(swap) => swap,
+                    None => {
+                        tally.dead = true;
+                        break;
+                    }
+                }
+            }
+        };
+        let mut move_rng = engine::rng_from_seed(rng.next_u64());
+        let played = engine::play_swap(board, swap, options, &mut move_rng)?;
+        tally.score = tally.score.saturating_add(played.score);
+        tally.moves += 1;
+        tally.steps += u64::from(played.steps);
+        tally.shuffles += u64::from(played.shuffled);
+        if played.dead {
+            tally.dead = true;
+            break;
+        }
+        if !played.stable {
+            // RANDOM refill leaves no empty cell; were one left, the next move's board check
+            // would refuse it, as in the reference.
+            if played_moves + 1 < request.moves {
+                check_context(context)?;
+                StableBoard::try_from(played.board)?;
+            }
+            break;
+        }
+        board = match played.into_stable() {
+            Some(next) => next,
+            None => break,
+        };
+    }
+    Ok(tally)
+}
+
+/// The nearest-rank `p`-th percentile of ascending `sorted` (not empty): the element of rank
+/// ceil(p * N / 100), 1-based.
+fn nearest_rank(sorted: &[u64], p: usize) -> u64 {
+    let rank = (p * sorted.len()).div_ceil(100).max(1);
+    sorted.get(rank - 1).copied().unwrap_or(0)
+}
+
+fn simulate_limit(field: &'static str, reason: String) -> CallError {
+    EngineError::InvalidParameter { field, reason }.into()
+}
+
+/// Simulate, engine side; `context` stops it (DEADLINE_EXCEEDED, `WORK_DEADLINE`) when its
+/// deadline passes or the call is cancelled. Checks `games`, `moves`, their product, `policy`,
+/// `colors`, `max_steps`, then the start.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field out of range; FAILED_PRECONDITION for an unstable start
+/// board; RESOURCE_EXHAUSTED naming `max_steps` for a cascade past it.
+pub fn simulate(
+    request: proto::SwapSimulateRequest,
+    context: Option<&SearchContext>,
+) -> Result<proto::SwapSimulateResponse, Status> {
+    Ok(simulate_with(request, context, true)?)
+}
+
+/// [`simulate`] through ResolveCascade requests only: the path of level boards, and the
+/// reference the engine-level path of plain boards is tested against (same response).
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_reference(
+    request: proto::SwapSimulateRequest,
+    context: Option<&SearchContext>,
+) -> Result<proto::SwapSimulateResponse, Status> {
+    Ok(simulate_with(request, context, false)?)
+}
+
+/// Simulate by the engine-level path (`fast`, plain boards only) or through ResolveCascade.
+fn simulate_with(
+    request: proto::SwapSimulateRequest,
+    context: Option<&SearchContext>,
+    fast: bool,
+) -> Result<proto::SwapSimulateResponse, CallError> {
+    use proto::swap_simulate_request::Start;
+    if !(1..=MAX_SIMULATE_GAMES).contains(&request.games) {
+        return Err(simulate_limit(
+            "games",
+            format!("must be 1..={MAX_SIMULATE_GAMES}, got {}", request.games),
+        ));
+    }
+    if !(1..=MAX_SIMULATE_MOVES).contains(&request.moves) {
+        return Err(simulate_limit(
+            "moves",
+            format!("must be 1..={MAX_SIMULATE_MOVES}, got {}", request.moves),
+        ));
+    }
+    let total = u64::from(request.games) * u64::from(request.moves);
+    if total > MAX_SIMULATE_TOTAL_MOVES {
+        return Err(simulate_limit(
+            "moves",
+            format!(
+                "games x moves must be at most {MAX_SIMULATE_TOTAL_MOVES}, got {} x {} = {total}",
+                request.games, request.moves
+            ),
+        ));
+    }
+    let policy = proto::SwapPolicy::try_from(request.policy)
+        .map_err(|_| unknown_enum("policy", request.policy))?;
+    // The start first (a missing one, or a generation request's own fields, named as such),
+    // then the moves' options.
+    let (start, generated) = match &request.start {
+        Some(Start::Board(board)) => (board.clone(), false),
+        Some(Start::Generate(generate)) => (
+            generate_board(generate.clone())
+                .map_err(crate::transport::convert::in_generate_start)?
+                .board
+                .ok_or_else(|| Status::internal("generation without a board"))?,
+            true,
+        ),
+        None => return Err(crate::transport::convert::required("start").into()),
+    };
+    let colors = match (&request.start, request.colors) {
+        (Some(Start::Generate(generate)), 0) => generate.colors,
+        (_, colors) => colors,
+    };
+    cascade_options(&proto::ResolveCascadeRequest {
+        colors,
+        max_steps: request.max_steps,
+        ..Default::default()
+    })?;
+    // The start must be stable (the error CheckDeadState gives otherwise).
+    let plain = if fast {
+        plain_stable(&start)?
+    } else {
+        listed_swaps(&start)?;
+        None
+    };
+    let mut scores = Vec::with_capacity(request.games as usize);
+    let (mut moves_played, mut steps, mut shuffles, mut dead_games) = (0u64, 0u64, 0u64, 0u32);
+    for index in 0..request.games {
+        let tally = match &plain {
+            Some(stable) => simulate_plain_game(stable, &request, policy, colors, index, context)?,
+            None => simulate_game(&start, &request, policy, colors, index, context)?,
+        };
+        scores.push(tally.score);
+        moves_played += tally.moves;
+        steps += tally.steps;
+        shuffles += tally.shuffles;
+        dead_games += u32::from(tally.dead);
+    }
+    let mut sorted = scores.clone();
+    sorted.sort_unstable();
+    let games = f64::from(request.games);
+    Ok(proto::SwapSimulateResponse {
+        mean_score: scores.iter().map(|&s| s as f64).sum::<f64>() / games,
+        p10_score: nearest_rank(&sorted, 10),
+        p50_score: nearest_rank(&sorted, 50),
+        p90_score: nearest_rank(&sorted, 90),
+        min_score: sorted.first().copied().unwrap_or(0),
+        max_score: sorted.last().copied().unwrap_or(0),
+        game_scores: scores,
+        moves_played,
+        shuffles,
+        mean_shuffles: shuffles as f64 / games,
+        mean_cascade_depth: if moves_played == 0 {
+            0.0
+        } else {
+            steps as f64 / moves_played as f64
+        },
+        dead_games,
+        start_board: generated.then_some(start),
+    })
+}
