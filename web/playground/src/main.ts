@@ -291,6 +291,7 @@ function log(text: string) {
 function addScore(points: bigint, label: string) {
   totalScore += points;
   scoreEl.textContent = String(totalScore);
+  scoreEl.dataset.score = String(totalScore);
   lastScoreEl.textContent = label;
 }
 
@@ -474,13 +475,23 @@ async function animateCascade(
   await draw(swapped, new Map([[key(a.row, a.col), [b.row, b.col]], [key(b.row, b.col), [a.row, a.col]]]));
   let moveScore = 0n;
   for (const step of response.steps) {
-    const cleared = step.groups.flatMap((group) => group.cells);
+    // The groups' cells, then what specials and combinations cleared besides (level boards):
+    // outlined, the fired specials flashed, then all of them cleared, and the step's score
+    // counted as they vanish.
+    const grouped = step.groups.flatMap((group) => group.cells);
+    const fired = step.fired.flatMap((special) => (special.position ? [special.position] : []));
+    const cleared = [...grouped, ...step.effectCleared];
     if (cleared.length > 0) {
-      mark(cleared, "group");
+      mark(grouped, "group");
+      mark(fired, "fired");
+      mark(step.effectCleared, "blast");
       await sleep(phaseMs());
       mark(cleared, "cleared");
-      await sleep(phaseMs());
     }
+    moveScore += step.score;
+    boardEl.dataset.step = String(step.index);
+    addScore(step.score, `step ${step.index}: +${step.score}`);
+    if (cleared.length > 0) await sleep(phaseMs());
     // Where each tile of the board after the step comes from: a fall's source, or above the
     // board for a spawned tile (its column's new tiles stacked above row 0).
     const from = new Map<string, [number, number]>();
@@ -498,14 +509,13 @@ async function animateCascade(
     }
     const after = step.board ? fromApi(step.board) : null;
     if (after) await draw(after, from);
-    moveScore += step.score;
-    addScore(step.score, `step ${step.index}: +${step.score}`);
     const sizes = step.groups.map((group) => `${cellChar(group.color)}x${group.cells.length}`).join(" ");
     log(
       `step ${step.index}: ${step.groups.length} group(s) ${sizes}, ${step.falls.length} fall(s), ` +
         `${step.spawns.length} spawn(s), +${step.score}`,
     );
   }
+  delete boardEl.dataset.step;
   if (response.shuffled) log("no valid swap left: shuffled");
   await draw(fromApi(response.board));
   lastScoreEl.textContent = `move: +${moveScore}`;

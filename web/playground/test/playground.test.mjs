@@ -7,6 +7,9 @@
 //   MATCHGRID_BIN   the matchgrid binary (required; .ci/playground-check builds it)
 //   CHROMIUM        the browser (default /usr/bin/chromium, Debian's chromium package)
 //   SCREENSHOT      where to save a screenshot after the swap (optional)
+//   PAGE_FROM_DISK  when 1, the page (index.html) and dist/playground.js are served to the
+//                   browser from this folder instead of the binary's embedded copies (to test
+//                   a new bundle with an older binary; gRPC-Web still goes to the server)
 //
 // Run: npm test (from web/playground, after npm ci).
 
@@ -15,6 +18,7 @@ import { once } from "node:events";
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { createInterface } from "node:readline";
+import { readFileSync } from "node:fs";
 
 import { createClient } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
@@ -160,6 +164,20 @@ before(async () => {
   page = await browser.newPage();
   await page.setViewport({ width: 1200, height: 760 });
   page.on("pageerror", (error) => console.error("page error:", error));
+  if (process.env.PAGE_FROM_DISK === "1") {
+    const here = new URL("..", import.meta.url);
+    const files = {
+      "/": ["index.html", "text/html; charset=utf-8"],
+      "/playground.js": ["dist/playground.js", "text/javascript; charset=utf-8"],
+    };
+    await page.setRequestInterception(true);
+    page.on("request", (request) => {
+      const url = new URL(request.url());
+      const file = url.origin === origin ? files[url.pathname] : undefined;
+      if (!file) return void request.continue();
+      request.respond({ status: 200, contentType: file[1], body: readFileSync(new URL(file[0], here)) });
+    });
+  }
   await page.goto(`${origin}/`, { waitUntil: "load" });
   await page.waitForSelector("#cell-0-0", { timeout: STEP_MS });
   await idle();
@@ -201,6 +219,13 @@ test("a seeded swap board, a valid swap, and the drawn board is ResolveCascade's
   const listed = await page.$$eval("#moves li", (items) => items.length);
   assert.equal(listed, dead.validSwaps.length, "every valid swap is listed");
 
+  // Record the score each time it changes, with the step being animated then.
+  await page.$eval("#score", (score) => {
+    window.scoreTrail = [];
+    new MutationObserver(() => {
+      window.scoreTrail.push([document.getElementById("board").dataset.step ?? "", score.textContent]);
+    }).observe(score, { childList: true, characterData: true, subtree: true });
+  });
   const { a, b } = dead.validSwaps[0];
   await clickCell(a.row, a.col);
   await clickCell(b.row, b.col);
@@ -227,6 +252,16 @@ test("a seeded swap board, a valid swap, and the drawn board is ResolveCascade's
     String(resolved.totalScore),
     "the score is the cascade's total",
   );
+  // The score counts up step by step during the cascade, not only at the end.
+  const trail = await page.evaluate(() => window.scoreTrail);
+  let sum = 0n;
+  const expected = resolved.steps.map((step) => {
+    sum += step.score;
+    return [String(step.index), String(sum)];
+  });
+  assert.ok(resolved.steps.length >= 1);
+  assert.deepEqual(trail[0], ["1", String(resolved.steps[0].score)], "after step 1: its score");
+  assert.deepEqual(trail, expected, "the score after each step is the running total");
   if (process.env.SCREENSHOT) {
     await page.screenshot({ path: process.env.SCREENSHOT });
   }
@@ -248,6 +283,17 @@ test("a level board: a striped + striped combination around a hole draws Resolve
     "the hole is drawn as a hole",
   );
   assert.equal(await page.$eval("#cell-2-1", (el) => el.dataset.kind), "2", "R- is STRIPED_H");
+  // Record the cells drawn as fired or blasted during the animation.
+  await page.$eval("#board", (board) => {
+    window.effects = { fired: new Set(), blast: new Set() };
+    new MutationObserver((records) => {
+      for (const r of records) {
+        for (const cls of ["fired", "blast"]) {
+          if (r.target.classList?.contains(cls)) window.effects[cls].add(r.target.id);
+        }
+      }
+    }).observe(board, { attributes: true, attributeFilter: ["class"], subtree: true });
+  });
   await clickCell(2, 1);
   await clickCell(2, 2);
   await idle();
@@ -261,6 +307,12 @@ test("a level board: a striped + striped combination around a hole draws Resolve
     refill: RefillMode.RANDOM,
   });
   assert.equal(resolved.steps[0].effectCleared.length, 8, "row 2 and column 2, the hole excluded");
+  const effects = await page.evaluate(() => ({
+    fired: [...window.effects.fired].sort(),
+    blast: [...window.effects.blast].sort(),
+  }));
+  const ids = (cells) => cells.map((p) => `cell-${p.row}-${p.col}`).sort();
+  assert.deepEqual(effects.blast, ids(resolved.steps[0].effectCleared), "the combination's area is animated");
   const drawn = await drawnBoard();
   assert.equal(drawn.text, levelText(resolved.board), "the drawn board is the cascade's final board");
 });
