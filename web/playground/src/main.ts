@@ -12,12 +12,12 @@
 
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
-import type { Board, Position } from "./gen/matchgrid/v1/board_pb.js";
+import type { Board, Position, Special } from "./gen/matchgrid/v1/board_pb.js";
 import { PieceKind } from "./gen/matchgrid/v1/board_pb.js";
 import { CollapsePuzzle, ScoringRule } from "./gen/matchgrid/v1/collapse_pb.js";
 import type { TapResponse } from "./gen/matchgrid/v1/collapse_pb.js";
-import { RefillMode, SwapPuzzle, SwapVerdict } from "./gen/matchgrid/v1/swap_pb.js";
-import type { ResolveCascadeResponse } from "./gen/matchgrid/v1/swap_pb.js";
+import { Combination, RefillMode, SwapPuzzle, SwapVerdict } from "./gen/matchgrid/v1/swap_pb.js";
+import type { CascadeStep, ResolveCascadeResponse } from "./gen/matchgrid/v1/swap_pb.js";
 
 const transport = createGrpcWebTransport({ baseUrl: window.location.origin });
 const swapApi = createClient(SwapPuzzle, transport);
@@ -455,11 +455,48 @@ async function swapTiles(a: { row: number; col: number }, b: { row: number; col:
       autoShuffle: $<HTMLInputElement>("auto-shuffle").checked,
       includeStepBoards: true,
     });
-    log(`swap (${a.row},${a.col}) <-> (${b.row},${b.col})`);
+    const combination = COMBINATION_NAME[verdict.combination];
+    log(`swap (${a.row},${a.col}) <-> (${b.row},${b.col})${combination ? `: ${combination}` : ""}`);
     await animateCascade(start, a, b, response);
     await showState();
   });
 }
+
+/** "1 group", "2 groups". */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+/** A special piece as the text form writes it, with where it is: `R- at (2,1)`, `* at (0,3)`. */
+function specialText(special: Special): string {
+  const p = special.position ?? { row: 0, col: 0 };
+  const piece =
+    special.kind === PieceKind.COLOR_BOMB ? "*" : cellChar(special.color) + (KIND_SUFFIX[special.kind] ?? "");
+  return `${piece} at (${p.row},${p.col})`;
+}
+
+/** The log line of one cascade step: its groups, fired and created specials, falls, spawns, score. */
+function stepText(step: CascadeStep): string {
+  const parts: string[] = [];
+  const sizes = step.groups.map((group) => `${cellChar(group.color)}x${group.cells.length}`);
+  parts.push(sizes.length > 0 ? `${count(sizes.length, "group")} ${sizes.join(" ")}` : "0 groups");
+  if (step.fired.length > 0) parts.push(`fired ${step.fired.map(specialText).join(" ")}`);
+  if (step.effectCleared.length > 0) parts.push(`${step.effectCleared.length} cleared by effects`);
+  if (step.created.length > 0) parts.push(`created ${step.created.map(specialText).join(" ")}`);
+  parts.push(count(step.falls.length, "fall"), count(step.spawns.length, "spawn"));
+  return `step ${step.index}: ${parts.join(", ")}, +${step.score}`;
+}
+
+/** Names of the combinations (docs/rules.md section 6). */
+const COMBINATION_NAME: Record<number, string> = {
+  [Combination.BOMB_NORMAL]: "colour bomb + tile",
+  [Combination.BOMB_STRIPED]: "colour bomb + striped",
+  [Combination.BOMB_WRAPPED]: "colour bomb + wrapped",
+  [Combination.BOMB_BOMB]: "colour bomb + colour bomb",
+  [Combination.STRIPED_STRIPED]: "striped + striped",
+  [Combination.STRIPED_WRAPPED]: "striped + wrapped",
+  [Combination.WRAPPED_WRAPPED]: "wrapped + wrapped",
+};
 
 async function animateCascade(
   start: Grid,
@@ -509,11 +546,7 @@ async function animateCascade(
     }
     const after = step.board ? fromApi(step.board) : null;
     if (after) await draw(after, from);
-    const sizes = step.groups.map((group) => `${cellChar(group.color)}x${group.cells.length}`).join(" ");
-    log(
-      `step ${step.index}: ${step.groups.length} group(s) ${sizes}, ${step.falls.length} fall(s), ` +
-        `${step.spawns.length} spawn(s), +${step.score}`,
-    );
+    log(stepText(step));
   }
   delete boardEl.dataset.step;
   if (response.shuffled) log("no valid swap left: shuffled");
@@ -557,7 +590,7 @@ async function tap(at: { row: number; col: number }) {
     addScore(response.moveScore, `tap: +${response.moveScore}`);
     log(
       `tap (${at.row},${at.col}): ${cellChar(response.color)}x${response.cleared.length}, ` +
-        `${response.falls.length} fall(s), ${response.columnShifts.length} column shift(s), +${response.moveScore}`,
+        `${count(response.falls.length, "fall")}, ${count(response.columnShifts.length, "column shift")}, +${response.moveScore}`,
     );
     if (response.gameOver) {
       addScore(BigInt(response.endBonus), `end bonus ${response.endBonus}`);

@@ -313,6 +313,19 @@ test("a level board: a striped + striped combination around a hole draws Resolve
   }));
   const ids = (cells) => cells.map((p) => `cell-${p.row}-${p.col}`).sort();
   assert.deepEqual(effects.blast, ids(resolved.steps[0].effectCleared), "the combination's area is animated");
+  const lines = await page.$$eval("#log li", (items) => items.map((li) => li.textContent));
+  assert.ok(lines.includes("swap (2,1) <-> (2,2): striped + striped"), `the combination is named: ${lines.join(" | ")}`);
+  const step1 = lines.find((line) => line.startsWith("step 1:"));
+  const fired = resolved.steps[0].fired.map((f) => {
+    const piece = f.kind === 5 ? "*" : LETTERS[f.color - 1] + ({ 2: "-", 3: "|", 4: "+" }[f.kind] ?? "");
+    return `${piece} at (${f.position.row},${f.position.col})`;
+  });
+  // The two swapped stripes are consumed, not fired; specials in the area would fire.
+  if (fired.length > 0) assert.ok(step1.includes(`fired ${fired.join(" ")}`), `step 1 names the fired specials: ${step1}`);
+  else assert.doesNotMatch(step1, /fired/);
+  assert.ok(step1.startsWith("step 1: 0 groups, 8 cleared by effects, "), step1);
+  assert.ok(step1.includes(`, +${resolved.steps[0].score}`), step1);
+  for (const line of lines) assert.doesNotMatch(line, / ,|\(s\)/, `no stray space or (s): ${line}`);
   const drawn = await drawnBoard();
   assert.equal(drawn.text, levelText(resolved.board), "the drawn board is the cascade's final board");
 });
