@@ -7,8 +7,8 @@
 // The board is a DOM grid that tests can read: #board carries data-width, data-height,
 // data-board (the text form, rows joined by "/") and data-busy ("true" while a call or an
 // animation runs); each tile is #cell-ROW-COL with data-row, data-col and data-color (0 for an
-// empty cell). Cell values past the 16 colours (special pieces, once the API has them) are
-// drawn as striped tiles showing their value, and empty cells (holes) as dashed outlines.
+// empty cell). Holes are drawn hatched, empty cells as dashed outlines, striped pieces with
+// stripes around a badge with their letter, wrapped ones framed, colour bombs as rainbow balls.
 
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
@@ -227,14 +227,26 @@ async function draw(g: Grid, from?: Map<string, [number, number]>) {
       if (holeAt(g, index)) {
         el.classList.add("hole");
         el.dataset.hole = "true";
+        el.title = "hole (no tile ever)";
       } else if (kind === PieceKind.COLOR_BOMB) {
         el.classList.add("bomb");
         el.textContent = "*";
-      } else if (value === 0) el.classList.add("empty");
+        el.title = "colour bomb";
+      } else if (value === 0) {
+        el.classList.add("empty");
+        el.title = "empty cell";
+      }
       else if (kind > PieceKind.NORMAL) {
+        // The letter and its kind's mark on a badge of the tile's colour, so the stripes
+        // around it do not run through the text.
         el.classList.add("piece", `kind-${kind}`);
         el.style.background = PALETTE[value - 1] ?? "#888";
-        el.textContent = cellText(g, index);
+        el.style.setProperty("--tile", PALETTE[value - 1] ?? "#888");
+        const glyph = document.createElement("span");
+        glyph.className = "glyph";
+        glyph.textContent = cellText(g, index);
+        el.appendChild(glyph);
+        el.title = { [PieceKind.STRIPED_H]: "striped (clears its row)", [PieceKind.STRIPED_V]: "striped (clears its column)", [PieceKind.WRAPPED]: "wrapped (clears the 3x3 around it)" }[kind] ?? "";
       } else if (value > PALETTE.length) {
         el.classList.add("special");
         el.textContent = String(value);

@@ -283,6 +283,16 @@ test("a level board: a striped + striped combination around a hole draws Resolve
     "the hole is drawn as a hole",
   );
   assert.equal(await page.$eval("#cell-2-1", (el) => el.dataset.kind), "2", "R- is STRIPED_H");
+  assert.match(
+    await page.$eval("#cell-0-2", (el) => getComputedStyle(el).backgroundImage),
+    /repeating-linear-gradient/,
+    "a hole is drawn hatched (an empty cell is a dashed outline)",
+  );
+  assert.equal(
+    await page.$eval("#cell-2-1 .glyph", (el) => el.textContent),
+    "R-",
+    "a striped piece's text sits on its own badge, not on the stripes",
+  );
   // Record the cells drawn as fired or blasted during the animation.
   await page.$eval("#board", (board) => {
     window.effects = { fired: new Set(), blast: new Set() };
