@@ -424,7 +424,10 @@ async function load() {
     logEl.replaceChildren();
     totalScore = 0n;
     addScore(0n, "");
+    $<HTMLInputElement>("width").value = String(g.width);
+    $<HTMLInputElement>("height").value = String(g.height);
     await draw(g);
+    log(`loaded: ${g.width}x${g.height} board`);
     await showState();
   });
 }

@@ -277,6 +277,16 @@ test("a level board: a striped + striped combination around a hole draws Resolve
   await idle();
   const loaded = await drawnBoard();
   assert.equal(loaded.text, start, "the page draws the pasted level board");
+  assert.deepEqual(
+    [await page.$eval("#width", (el) => el.value), await page.$eval("#height", (el) => el.value)],
+    ["5", "5"],
+    "width and height follow the pasted board",
+  );
+  assert.deepEqual(
+    await page.$$eval("#log li", (items) => items.map((li) => li.textContent)),
+    ["loaded: 5x5 board"],
+    "the previous board's steps are gone",
+  );
   assert.equal(
     await page.$eval("#cell-0-2", (el) => el.dataset.hole),
     "true",
