@@ -99,6 +99,17 @@ function phaseMs(): number {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** Sets the tile size (--cell) so that `g` fills the middle column and the window's height. */
+function fitCells(g: Grid) {
+  const panel = $("board-panel");
+  const gap = 3;
+  const width = panel.clientWidth - 24;
+  const height = window.innerHeight - panel.getBoundingClientRect().top - window.scrollY - 60;
+  const fit = Math.floor(Math.min(width / g.width, height / g.height)) - gap;
+  const cell = Math.max(22, Math.min(72, fit));
+  document.documentElement.style.setProperty("--cell", `${cell}px`);
+}
+
 function cellSize(): number {
   return Number.parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--cell")) + 3;
 }
@@ -203,6 +214,7 @@ function place(el: HTMLElement, row: number, col: number) {
  */
 async function draw(g: Grid, from?: Map<string, [number, number]>) {
   grid = g;
+  fitCells(g);
   const size = cellSize();
   boardEl.style.width = `${g.width * size + 3}px`;
   boardEl.style.height = `${g.height * size + 3}px`;
@@ -628,4 +640,9 @@ $("speed").addEventListener("change", () => {
   document.documentElement.style.setProperty("--ms", `${Math.round(phaseMs() * 0.8)}ms`);
 });
 document.documentElement.style.setProperty("--ms", `${Math.round(phaseMs() * 0.8)}ms`);
+window.addEventListener("resize", () => {
+  if (!grid || busy) return;
+  selected = null;
+  void draw(grid);
+});
 void generate();

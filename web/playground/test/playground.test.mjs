@@ -226,6 +226,7 @@ test("a seeded swap board, a valid swap, and the drawn board is ResolveCascade's
       window.scoreTrail.push([document.getElementById("board").dataset.step ?? "", score.textContent]);
     }).observe(score, { childList: true, characterData: true, subtree: true });
   });
+  const infoWidth = await page.$eval("#info", (el) => el.getBoundingClientRect().width);
   const { a, b } = dead.validSwaps[0];
   await clickCell(a.row, a.col);
   await clickCell(b.row, b.col);
@@ -252,6 +253,15 @@ test("a seeded swap board, a valid swap, and the drawn board is ResolveCascade's
     String(resolved.totalScore),
     "the score is the cascade's total",
   );
+  // The right panel keeps its width as the log grows; the board fills the middle column.
+  assert.equal(await page.$eval("#info", (el) => el.getBoundingClientRect().width), infoWidth);
+  assert.equal(infoWidth, 360, "the right panel is 360 px wide");
+  const fill = await page.$eval("#board", (board) => {
+    const panel = board.closest(".panel").getBoundingClientRect();
+    const box = board.getBoundingClientRect();
+    return Math.max(box.width / (panel.width - 24), box.height / (window.innerHeight - panel.top - 40));
+  });
+  assert.ok(fill > 0.85, `the board fills its column (${fill.toFixed(2)})`);
   // The score counts up step by step during the cascade, not only at the end.
   const trail = await page.evaluate(() => window.scoreTrail);
   let sum = 0n;
