@@ -350,7 +350,8 @@ async function showState() {
       (v, i) => v === 0 && !holeAt(g, i) && kindAt(g, i) !== PieceKind.COLOR_BOMB,
     );
     if (hasEmpty) {
-      stateEl.innerHTML = "board has empty cells (refill none): no dead-state check";
+      stateEl.textContent = "The board has empty cells: no dead-state check until it is settled. ";
+      stateEl.appendChild(settleButton());
       return;
     }
     try {
@@ -371,7 +372,9 @@ async function showState() {
         movesEl.appendChild(li);
       }
     } catch (error) {
-      stateEl.textContent = `not stable: ${errorText(error)}`;
+      if (!(error instanceof ConnectError) || error.code !== Code.FailedPrecondition) throw error;
+      stateEl.textContent = unstableText(error.rawMessage);
+      stateEl.appendChild(settleButton());
     }
   } else {
     $("moves-title").textContent = "Legal groups";
@@ -391,6 +394,48 @@ async function showState() {
       movesEl.appendChild(li);
     }
   }
+}
+
+/** A readable account of CheckDeadState's "board is not stable: E empty cell(s), M matched cell(s)". */
+function unstableText(raw: string): string {
+  const found = /(\d+) empty cell\(s\), (\d+) matched cell\(s\)/.exec(raw);
+  const [empty, matched] = found ? [Number(found[1]), Number(found[2])] : [0, 0];
+  const why: string[] = [];
+  if (matched > 0) why.push(`${count(matched, "tile")} already in runs of 3 or more`);
+  if (empty > 0) why.push(`${count(empty, "empty cell")}`);
+  const reason = why.length > 0 ? ` (${why.join(", ")})` : "";
+  return `Not stable${reason}: it would clear by itself before any swap, so it has no valid swaps yet. Settle it to play: `;
+}
+
+function settleButton(): HTMLButtonElement {
+  const button = document.createElement("button");
+  button.id = "settle";
+  button.textContent = "Settle";
+  button.title = "ResolveCascade without a swap: clear the runs, refill, until stable";
+  button.addEventListener("click", () => void settle());
+  return button;
+}
+
+/** Resolves the board as given (ResolveCascade without a swap), animated like a swap's cascade. */
+async function settle() {
+  await run(async () => {
+    if (!grid) return;
+    const start = grid;
+    const response = await swapApi.resolveCascade({ board: toApi(start), ...cascadeOptions() });
+    log("settle (no swap)");
+    await animateCascade(start, null, response);
+    await showState();
+  });
+}
+
+function cascadeOptions() {
+  return {
+    colors: numberInput("colors"),
+    seed: BigInt(numberInput("cascade-seed")),
+    refill: $<HTMLSelectElement>("refill").value === "none" ? RefillMode.NONE : RefillMode.RANDOM,
+    autoShuffle: $<HTMLInputElement>("auto-shuffle").checked,
+    includeStepBoards: true,
+  };
 }
 
 function scoring(): ScoringRule {
@@ -473,18 +518,10 @@ async function swapTiles(a: { row: number; col: number }, b: { row: number; col:
       say(`swap refused: ${SwapVerdict[verdict.verdict]}`);
       return;
     }
-    const response = await swapApi.resolveCascade({
-      board: toApi(start),
-      swap,
-      colors: numberInput("colors"),
-      seed: BigInt(numberInput("cascade-seed")),
-      refill: $<HTMLSelectElement>("refill").value === "none" ? RefillMode.NONE : RefillMode.RANDOM,
-      autoShuffle: $<HTMLInputElement>("auto-shuffle").checked,
-      includeStepBoards: true,
-    });
+    const response = await swapApi.resolveCascade({ board: toApi(start), swap, ...cascadeOptions() });
     const combination = COMBINATION_NAME[verdict.combination];
     log(`swap (${a.row},${a.col}) <-> (${b.row},${b.col})${combination ? `: ${combination}` : ""}`);
-    await animateCascade(start, a, b, response);
+    await animateCascade(start, swap, response);
     await showState();
   });
 }
@@ -527,16 +564,20 @@ const COMBINATION_NAME: Record<number, string> = {
 
 async function animateCascade(
   start: Grid,
-  a: { row: number; col: number },
-  b: { row: number; col: number },
+  swap: { a: { row: number; col: number }; b: { row: number; col: number } } | null,
   response: ResolveCascadeResponse,
 ) {
-  // The swap itself.
-  const swapped = { ...start, cells: [...start.cells] };
-  const ia = a.row * start.width + a.col;
-  const ib = b.row * start.width + b.col;
-  [swapped.cells[ia], swapped.cells[ib]] = [swapped.cells[ib], swapped.cells[ia]];
-  await draw(swapped, new Map([[key(a.row, a.col), [b.row, b.col]], [key(b.row, b.col), [a.row, a.col]]]));
+  // The swap itself (none when settling a board as given).
+  if (swap) {
+    const { a, b } = swap;
+    const swapped = { ...start, cells: [...start.cells], kinds: start.kinds ? [...start.kinds] : undefined };
+    if (!swapped.kinds) delete swapped.kinds;
+    const ia = a.row * start.width + a.col;
+    const ib = b.row * start.width + b.col;
+    [swapped.cells[ia], swapped.cells[ib]] = [swapped.cells[ib], swapped.cells[ia]];
+    if (swapped.kinds) [swapped.kinds[ia], swapped.kinds[ib]] = [swapped.kinds[ib], swapped.kinds[ia]];
+    await draw(swapped, new Map([[key(a.row, a.col), [b.row, b.col]], [key(b.row, b.col), [a.row, a.col]]]));
+  }
   let moveScore = 0n;
   for (const step of response.steps) {
     // The groups' cells, then what specials and combinations cleared besides (level boards):

@@ -395,3 +395,32 @@ test("a collapse tap draws Tap's board", async () => {
   });
   assert.equal((await drawnBoard()).text, text(tapped.board));
 });
+
+test("an unstable pasted board: a readable message and Settle, which draws ResolveCascade's board without a swap", async () => {
+  await page.select("#family", "swap");
+  await idle();
+  await page.select("#speed", "fast");
+  const start = "RRRG/GBGB/BGBG/GBGB";
+  await setInput("#board-text", start);
+  await page.click("#load");
+  await idle();
+  const state = await page.$eval("#state", (el) => el.textContent);
+  assert.match(state, /^Not stable \(3 tiles already in runs of 3 or more\)/, state);
+  assert.doesNotMatch(state, /FailedPrecondition/);
+  assert.equal(await page.$eval("#message", (el) => el.textContent), "", "no raw error either");
+  await page.click("#settle");
+  await idle();
+  const colors = Number(await page.$eval("#colors", (el) => el.value));
+  const cascadeSeed = Number(await page.$eval("#cascade-seed", (el) => el.value));
+  const resolved = await swapApi.resolveCascade({
+    board: levelBoard(start),
+    colors,
+    seed: BigInt(cascadeSeed),
+    refill: RefillMode.RANDOM,
+    autoShuffle: true,
+  });
+  assert.ok(resolved.steps.length >= 1 && resolved.stable);
+  assert.equal((await drawnBoard()).text, text(resolved.board), "the settled board is ResolveCascade's");
+  assert.equal(await page.$eval("#score", (el) => el.textContent), String(resolved.totalScore));
+  assert.equal(await page.$("#settle"), null, "a stable board offers no Settle");
+});
