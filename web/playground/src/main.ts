@@ -82,6 +82,73 @@ let grid: Grid | null = null;
 let selected: Position | null = null;
 let totalScore = 0n;
 let busy = false;
+let moveCount = 0;
+
+/** What undo goes back to: the board, score and move count before each move, newest last. */
+interface Snapshot {
+  grid: Grid;
+  totalScore: bigint;
+  moveCount: number;
+  lastScore: string;
+}
+let history: Snapshot[] = [];
+
+function setMoves(n: number) {
+  moveCount = n;
+  $("move-count").textContent = String(n);
+}
+
+/** Starts a new game on the drawn board: score, moves, history and log cleared. */
+function resetGame() {
+  logEl.replaceChildren();
+  totalScore = 0n;
+  addScore(0n, "");
+  setMoves(0);
+  history = [];
+  $<HTMLButtonElement>("undo").disabled = true;
+}
+
+/** Remembers the current board before a move, for undo. */
+function remember() {
+  if (!grid) return;
+  history.push({ grid, totalScore, moveCount, lastScore: lastScoreEl.textContent ?? "" });
+  $<HTMLButtonElement>("undo").disabled = false;
+}
+
+async function undo() {
+  await run(async () => {
+    const last = history.pop();
+    $<HTMLButtonElement>("undo").disabled = history.length === 0;
+    if (!last) return;
+    totalScore = last.totalScore;
+    addScore(0n, last.lastScore);
+    setMoves(last.moveCount);
+    await draw(last.grid);
+    log(`undo: back to move ${last.moveCount}, score ${last.totalScore}`);
+    await showState();
+  });
+}
+
+/** Marks the top swap of Hint (the highest certain score) on the board. */
+async function hint() {
+  await run(async () => {
+    if (!grid || family() !== "swap") return;
+    const response = await swapApi.hint({ board: toApi(grid), topN: 1 });
+    const top = response.hints[0];
+    if (!top?.swap?.a || !top.swap.b) {
+      say("no hint: no valid swap");
+      return;
+    }
+    const { a, b } = top.swap;
+    mark([a, b], "hinted");
+    const combination = COMBINATION_NAME[top.combination];
+    say(
+      `hint: swap (${a.row},${a.col}) <-> (${b.row},${b.col})${combination ? `, ${combination}` : ""}: ` +
+        `+${top.score} certain, ${count(top.cleared, "tile")} cleared`,
+      true,
+    );
+  });
+}
 
 function family(): Family {
   return $<HTMLSelectElement>("family").value as Family;
@@ -301,8 +368,10 @@ function setBusy(value: boolean) {
   boardEl.dataset.busy = String(value);
 }
 
-function say(text: string) {
+/** The line under the board: an error (default) or, with `info`, a hint. */
+function say(text: string, info = false) {
   messageEl.textContent = text;
+  messageEl.classList.toggle("info", info);
 }
 
 function log(text: string) {
@@ -422,6 +491,7 @@ async function settle() {
     if (!grid) return;
     const start = grid;
     const response = await swapApi.resolveCascade({ board: toApi(start), ...cascadeOptions() });
+    remember();
     log("settle (no swap)");
     await animateCascade(start, null, response);
     await showState();
@@ -458,9 +528,7 @@ async function generate() {
       colors: numberInput("colors"),
       seed: BigInt(numberInput("seed")),
     };
-    logEl.replaceChildren();
-    totalScore = 0n;
-    addScore(0n, "");
+    resetGame();
     if (family() === "swap") {
       const response = await swapApi.generateBoard({ ...request, minMoves: numberInput("min-moves") });
       await draw(fromApi(response.board));
@@ -478,9 +546,7 @@ async function generate() {
 async function load() {
   await run(async () => {
     const g = parseText($<HTMLTextAreaElement>("board-text").value);
-    logEl.replaceChildren();
-    totalScore = 0n;
-    addScore(0n, "");
+    resetGame();
     $<HTMLInputElement>("width").value = String(g.width);
     $<HTMLInputElement>("height").value = String(g.height);
     await draw(g);
@@ -519,6 +585,8 @@ async function swapTiles(a: { row: number; col: number }, b: { row: number; col:
       return;
     }
     const response = await swapApi.resolveCascade({ board: toApi(start), swap, ...cascadeOptions() });
+    remember();
+    setMoves(moveCount + 1);
     const combination = COMBINATION_NAME[verdict.combination];
     log(`swap (${a.row},${a.col}) <-> (${b.row},${b.col})${combination ? `: ${combination}` : ""}`);
     await animateCascade(start, swap, response);
@@ -634,6 +702,8 @@ async function tap(at: { row: number; col: number }) {
       scoring: scoring(),
       minGroup: numberInput("min-group"),
     });
+    remember();
+    setMoves(moveCount + 1);
     mark(response.cleared, "group");
     await sleep(phaseMs());
     mark(response.cleared, "cleared");
@@ -672,6 +742,8 @@ async function tap(at: { row: number; col: number }) {
 
 $("generate").addEventListener("click", () => void generate());
 $("load").addEventListener("click", () => void load());
+$("undo").addEventListener("click", () => void undo());
+$("hint").addEventListener("click", () => void hint());
 $("family").addEventListener("change", () => {
   document.body.dataset.family = family();
   void generate();

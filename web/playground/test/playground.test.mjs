@@ -424,3 +424,55 @@ test("an unstable pasted board: a readable message and Settle, which draws Resol
   assert.equal(await page.$eval("#score", (el) => el.textContent), String(resolved.totalScore));
   assert.equal(await page.$("#settle"), null, "a stable board offers no Settle");
 });
+
+test("hint marks Hint's top swap; playing it counts a move; undo restores board, score and count", async () => {
+  await page.select("#family", "swap");
+  await idle();
+  await page.select("#speed", "fast");
+  await setInput("#width", 7);
+  await setInput("#height", 7);
+  await setInput("#colors", 5);
+  await setInput("#seed", 11);
+  await page.click("#generate");
+  await idle();
+  const generated = await swapApi.generateBoard({ width: 7, height: 7, colors: 5, seed: 11n, minMoves: 1 });
+  assert.equal(await page.$eval("#move-count", (el) => el.textContent), "0");
+  assert.equal(await page.$eval("#undo", (el) => el.disabled), true, "nothing to undo yet");
+
+  await page.click("#hint");
+  await idle();
+  const top = (await swapApi.hint({ board: generated.board, topN: 1 })).hints[0];
+  const { a, b } = top.swap;
+  const hinted = await page.$$eval(".cell.hinted", (cells) => cells.map((el) => el.id).sort());
+  assert.deepEqual(hinted, [`cell-${a.row}-${a.col}`, `cell-${b.row}-${b.col}`].sort(), "Hint's top swap is marked");
+  const message = await page.$eval("#message", (el) => el.textContent);
+  assert.ok(message.startsWith(`hint: swap (${a.row},${a.col}) <-> (${b.row},${b.col})`), message);
+  assert.ok(message.includes(`+${top.score} certain`), message);
+
+  await clickCell(a.row, a.col);
+  await clickCell(b.row, b.col);
+  await idle();
+  assert.equal(await page.$eval("#move-count", (el) => el.textContent), "1", "one move played");
+  const cascadeSeed = Number(await page.$eval("#cascade-seed", (el) => el.value));
+  const played = await swapApi.resolveCascade({
+    board: generated.board,
+    swap: { a, b },
+    colors: 5,
+    seed: BigInt(cascadeSeed),
+    refill: RefillMode.RANDOM,
+    autoShuffle: true,
+  });
+  assert.equal(await page.$eval("#score", (el) => el.textContent), String(played.totalScore));
+  assert.ok(played.totalScore >= top.score, "at least the hint's certain score");
+  assert.equal((await drawnBoard()).text, text(played.board));
+  assert.notEqual((await drawnBoard()).text, text(generated.board));
+
+  await page.click("#undo");
+  await idle();
+  assert.equal((await drawnBoard()).text, text(generated.board), "undo draws the board before the move");
+  assert.equal(await page.$eval("#score", (el) => el.textContent), "0");
+  assert.equal(await page.$eval("#move-count", (el) => el.textContent), "0");
+  assert.equal(await page.$eval("#undo", (el) => el.disabled), true);
+  const listed = await page.$$eval("#moves li", (items) => items.length);
+  assert.equal(listed, (await swapApi.checkDeadState({ board: generated.board })).validSwaps.length);
+});
