@@ -476,3 +476,46 @@ test("hint marks Hint's top swap; playing it counts a move; undo restores board,
   const listed = await page.$$eval("#moves li", (items) => items.length);
   assert.equal(listed, (await swapApi.checkDeadState({ board: generated.board })).validSwaps.length);
 });
+
+test("a colour bomb in a striped + striped area fires: the log names it and it is drawn firing", async () => {
+  await page.select("#family", "swap");
+  await idle();
+  await page.select("#speed", "fast");
+  const start = "RG#YBGR/YBRGYBG/GR-G|BRYG/BYBRGYB/RGYB+GRB/GB*YRBY/YRGBYGB";
+  await setInput("#board-text", start);
+  await page.click("#load");
+  await idle();
+  assert.equal((await drawnBoard()).text, start);
+  await page.$eval("#board", (board) => {
+    window.firedCells = new Set();
+    new MutationObserver((records) => {
+      for (const r of records) if (r.target.classList?.contains("fired")) window.firedCells.add(r.target.id);
+    }).observe(board, { attributes: true, attributeFilter: ["class"], subtree: true });
+  });
+  await clickCell(2, 1);
+  await clickCell(2, 2);
+  await idle();
+  const colors = Number(await page.$eval("#colors", (el) => el.value));
+  const cascadeSeed = Number(await page.$eval("#cascade-seed", (el) => el.value));
+  const resolved = await swapApi.resolveCascade({
+    board: levelBoard(start),
+    swap: { a: { row: 2, col: 1 }, b: { row: 2, col: 2 } },
+    colors,
+    seed: BigInt(cascadeSeed),
+    refill: RefillMode.RANDOM,
+    autoShuffle: true,
+  });
+  const fired = resolved.steps[0].fired;
+  assert.deepEqual(
+    fired.map((f) => [f.kind, f.position.row, f.position.col]),
+    [[5, 5, 2]],
+    "the bomb at (5,2) fires in step 1",
+  );
+  const lines = await page.$$eval("#log li", (items) => items.map((li) => li.textContent));
+  const step1 = lines.find((line) => line.startsWith("step 1:"));
+  assert.ok(step1.includes("fired * at (5,2)"), step1);
+  assert.ok(step1.includes(`${resolved.steps[0].effectCleared.length} cleared by effects`), step1);
+  assert.ok(await page.evaluate(() => window.firedCells.has("cell-5-2")), "the bomb is drawn firing");
+  assert.equal((await drawnBoard()).text, levelText(resolved.board));
+  assert.equal(await page.$eval("#score", (el) => el.textContent), String(resolved.totalScore));
+});
