@@ -587,6 +587,8 @@ async function swapTiles(a: { row: number; col: number }, b: { row: number; col:
     const response = await swapApi.resolveCascade({ board: toApi(start), swap, ...cascadeOptions() });
     remember();
     setMoves(moveCount + 1);
+    movesEl.replaceChildren(); // the old board's swaps no longer apply
+    stateEl.textContent = "cascade running...";
     const combination = COMBINATION_NAME[verdict.combination];
     log(`swap (${a.row},${a.col}) <-> (${b.row},${b.col})${combination ? `: ${combination}` : ""}`);
     await animateCascade(start, swap, response);
