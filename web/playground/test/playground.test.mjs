@@ -394,6 +394,14 @@ test("a collapse tap draws Tap's board", async () => {
     minGroup: 2,
   });
   assert.equal((await drawnBoard()).text, text(tapped.board));
+  assert.equal(await page.$eval("#move-count", (el) => el.textContent), "1");
+  assert.equal(await page.$eval("#score", (el) => el.textContent), String(tapped.totalScore));
+  assert.equal(await page.$eval("#hint", (el) => el.offsetParent), null, "no Hint button in the collapse family");
+  await page.click("#undo");
+  await idle();
+  assert.equal((await drawnBoard()).text, text(generated.board), "undo brings the tapped group back");
+  assert.equal(await page.$eval("#move-count", (el) => el.textContent), "0");
+  assert.equal(await page.$eval("#score", (el) => el.textContent), "0");
 });
 
 test("an unstable pasted board: a readable message and Settle, which draws ResolveCascade's board without a swap", async () => {
