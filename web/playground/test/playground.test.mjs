@@ -222,9 +222,11 @@ test("a seeded swap board, a valid swap, and the drawn board is ResolveCascade's
   // Record the score each time it changes, with the step being animated then.
   await page.$eval("#score", (score) => {
     window.scoreTrail = [];
-    new MutationObserver(() => {
+    window.scoreObserver?.disconnect(); // one recorder at a time (the page lives across tests)
+    window.scoreObserver = new MutationObserver(() => {
       window.scoreTrail.push([document.getElementById("board").dataset.step ?? "", score.textContent]);
-    }).observe(score, { childList: true, characterData: true, subtree: true });
+    });
+    window.scoreObserver.observe(score, { childList: true, characterData: true, subtree: true });
   });
   const infoWidth = await page.$eval("#info", (el) => el.getBoundingClientRect().width);
   const { a, b } = dead.validSwaps[0];
@@ -500,6 +502,14 @@ test("a colour bomb in a striped + striped area fires: the log names it and it i
       for (const r of records) if (r.target.classList?.contains("fired")) window.firedCells.add(r.target.id);
     }).observe(board, { attributes: true, attributeFilter: ["class"], subtree: true });
   });
+  await page.$eval("#score", (score) => {
+    window.scoreTrail = [];
+    window.scoreObserver?.disconnect(); // one recorder at a time (the page lives across tests)
+    window.scoreObserver = new MutationObserver(() => {
+      window.scoreTrail.push([document.getElementById("board").dataset.step ?? "", score.textContent]);
+    });
+    window.scoreObserver.observe(score, { childList: true, characterData: true, subtree: true });
+  });
   await clickCell(2, 1);
   await clickCell(2, 2);
   await idle();
@@ -513,6 +523,13 @@ test("a colour bomb in a striped + striped area fires: the log names it and it i
     refill: RefillMode.RANDOM,
     autoShuffle: true,
   });
+  // A cascade of several steps: the score is each step's running total as it is animated.
+  assert.ok(resolved.steps.length >= 2, `a multi-step cascade (${resolved.steps.length})`);
+  let sum = 0n;
+  const expected = resolved.steps.map((step) => [String(step.index), String((sum += step.score))]);
+  const trail = await page.evaluate(() => window.scoreTrail);
+  assert.deepEqual(trail[0], ["1", String(resolved.steps[0].score)], "after step 1: step 1's score only");
+  assert.deepEqual(trail, expected);
   const fired = resolved.steps[0].fired;
   assert.deepEqual(
     fired.map((f) => [f.kind, f.position.row, f.position.col]),
