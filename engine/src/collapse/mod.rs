@@ -50,7 +50,7 @@ use super::settled::SettledBoard;
 /// A column that moved left when empty columns closed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ColumnShift {
-    /// Column index before the collapse.
+    /// Column index before the collapse, `1..width`.
     pub from_col: u32,
     /// Column index after the collapse (`< from_col`).
     pub to_col: u32,
@@ -59,9 +59,9 @@ pub struct ColumnShift {
 /// The result of a legal tap.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TapOutcome {
-    /// The cleared group, row-major.
+    /// The cleared group, row-major: at least `min_group` cells.
     pub cleared: Vec<Position>,
-    /// Its colour.
+    /// Its colour, `1..=16`.
     pub color: u8,
     /// Gravity moves within columns, ordered by `from` row-major (before the column collapse).
     pub falls: Vec<Fall>,
@@ -69,7 +69,7 @@ pub struct TapOutcome {
     pub column_shifts: Vec<ColumnShift>,
     /// The settled board after the move.
     pub board: SettledBoard,
-    /// Score of this move alone.
+    /// Score of this move alone under the rule (docs/rules.md section 3).
     pub move_score: u64,
     /// Tiles left on `board`.
     pub tiles_left: usize,
@@ -91,11 +91,11 @@ impl TapOutcome {
 pub struct LegalGroup {
     /// The group's first cell in row-major order.
     pub representative: Position,
-    /// Its colour.
+    /// Its colour, `1..=16`.
     pub color: u8,
-    /// Its size, `>= min_group`.
+    /// Its size in cells, `>= min_group`.
     pub size: usize,
-    /// What tapping it would score.
+    /// What tapping it would score under the rule.
     pub score: u64,
 }
 
@@ -138,7 +138,8 @@ pub(crate) fn has_adjacent_pair(board: &Board) -> bool {
     })
 }
 
-/// Every legal group once, ordered by representative (first cell) in row-major order.
+/// Every legal group (at least `min_group` cells) once, scored under `rule`, ordered by
+/// representative (first cell) in row-major order; empty when the game is over.
 pub fn legal_groups(
     board: &SettledBoard,
     rule: ScoringRule,

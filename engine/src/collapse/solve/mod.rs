@@ -72,9 +72,9 @@ use std::time::{Duration, Instant};
 use crate::position::Position;
 use crate::settled::SettledBoard;
 
-use super::{CollapseGame, CompactGame};
 #[cfg(doc)]
 use super::CollapsePlayout;
+use super::{CollapseGame, CompactGame};
 
 /// Why a search stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
