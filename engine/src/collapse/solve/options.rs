@@ -1,0 +1,226 @@
+//! The parameters of [`solve`](super::solve): the level, node budget and screening width as
+//! range-checked values, the wall-clock limit, the search method and schedule, and the
+//! non-deterministic limits (clocks and a cancel flag).
+
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use crate::error::EngineError;
+use crate::params::MinGroup;
+use crate::scoring::ScoringRule;
+
+#[cfg(doc)]
+use super::SolveStop;
+
+/// Node budget when a request leaves `max_nodes` at 0: one million taps, about 0.2 s on one core
+/// on a 15x15 board.
+pub const DEFAULT_SOLVE_NODES: u64 = 1_000_000;
+/// Largest node budget accepted: ten billion taps (about half an hour on one core on 15x15).
+pub const MAX_SOLVE_NODES: u64 = 10_000_000_000;
+/// NMCS level when a request leaves `level` at 0.
+pub const DEFAULT_SOLVE_LEVEL: u32 = 2;
+/// Highest NMCS level accepted. Each level multiplies the work of a complete search by roughly
+/// the number of moves times the length of a game (hundreds to thousands on 15x15), so level 3
+/// does not complete within practical budgets on 15x15 and levels 4 and 5 are only for small
+/// boards; an incomplete level still returns the best game found.
+pub const MAX_SOLVE_LEVEL: u32 = 5;
+/// Children searched further per step of a screened level when a request leaves the width at
+/// 0 ([`SolveMethod::Screened`]).
+pub const DEFAULT_SCREEN_WIDTH: u32 = 16;
+/// Largest screening width accepted. A width at least the number of legal groups is plain
+/// NMCS; a larger value is refused rather than capped, so a request means what it says.
+pub const MAX_SCREEN_WIDTH: u32 = 256;
+/// Largest wall-clock limit accepted, in milliseconds (one hour).
+pub const MAX_SOLVE_MILLIS: u32 = 3_600_000;
+
+/// The NMCS level of a search, `1..=`[`MAX_SOLVE_LEVEL`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SolveLevel(u8);
+
+impl SolveLevel {
+    /// Parses a request value: 0 means [`DEFAULT_SOLVE_LEVEL`]; otherwise `1..=5`.
+    ///
+    /// # Errors
+    /// [`EngineError::InvalidParameter`] naming `level`.
+    pub fn parse(value: u32) -> Result<Self, EngineError> {
+        match value {
+            0 => Ok(Self(DEFAULT_SOLVE_LEVEL as u8)),
+            1..=MAX_SOLVE_LEVEL => Ok(Self(value as u8)),
+            _ => Err(EngineError::InvalidParameter {
+                field: "level",
+                reason: format!(
+                    "must be 1..={MAX_SOLVE_LEVEL} (0 means {DEFAULT_SOLVE_LEVEL}), got {value}"
+                ),
+            }),
+        }
+    }
+
+    /// The level, `1..=5`.
+    pub fn get(self) -> u32 {
+        u32::from(self.0)
+    }
+}
+
+/// A search's node budget: `1..=`[`MAX_SOLVE_NODES`] taps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NodeBudget(u64);
+
+impl NodeBudget {
+    /// Parses a request value: 0 means [`DEFAULT_SOLVE_NODES`]; otherwise `1..=10^10`.
+    ///
+    /// # Errors
+    /// [`EngineError::InvalidParameter`] naming `max_nodes`.
+    pub fn parse(value: u64) -> Result<Self, EngineError> {
+        match value {
+            0 => Ok(Self(DEFAULT_SOLVE_NODES)),
+            1..=MAX_SOLVE_NODES => Ok(Self(value)),
+            _ => Err(EngineError::InvalidParameter {
+                field: "max_nodes",
+                reason: format!(
+                    "must be 1..={MAX_SOLVE_NODES} (0 means {DEFAULT_SOLVE_NODES}), got {value}"
+                ),
+            }),
+        }
+    }
+
+    /// The budget in taps.
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+/// How many children a screened level searches further per step:
+/// `1..=`[`MAX_SCREEN_WIDTH`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ScreenWidth(u16);
+
+impl ScreenWidth {
+    /// Parses a request value: 0 means [`DEFAULT_SCREEN_WIDTH`]; otherwise `1..=256`.
+    ///
+    /// # Errors
+    /// [`EngineError::InvalidParameter`] naming `screen_width`.
+    pub fn parse(value: u32) -> Result<Self, EngineError> {
+        match value {
+            0 => Ok(Self(DEFAULT_SCREEN_WIDTH as u16)),
+            1..=MAX_SCREEN_WIDTH => Ok(Self(value as u16)),
+            _ => Err(EngineError::InvalidParameter {
+                field: "screen_width",
+                reason: format!(
+                    "must be 1..={MAX_SCREEN_WIDTH} (0 means {DEFAULT_SCREEN_WIDTH}), got {value}"
+                ),
+            }),
+        }
+    }
+
+    /// The width, `1..=256`.
+    pub fn get(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+/// Parses a request's wall-clock limit in milliseconds: 0 means none; otherwise
+/// `1..=`[`MAX_SOLVE_MILLIS`].
+///
+/// # Errors
+/// [`EngineError::InvalidParameter`] naming `max_millis`.
+pub fn parse_time_limit(max_millis: u32) -> Result<Option<Duration>, EngineError> {
+    match max_millis {
+        0 => Ok(None),
+        1..=MAX_SOLVE_MILLIS => Ok(Some(Duration::from_millis(u64::from(max_millis)))),
+        _ => Err(EngineError::InvalidParameter {
+            field: "max_millis",
+            reason: format!("must be 0 (no limit) or 1..={MAX_SOLVE_MILLIS}, got {max_millis}"),
+        }),
+    }
+}
+
+/// What to search for: the rules, the seed and the deterministic budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SolveOptions {
+    /// Scoring rule the search maximises (moves plus the end adjustment).
+    pub rule: ScoringRule,
+    /// Smallest legal group.
+    pub min_group: MinGroup,
+    /// Seed of the ChaCha8 stream of the playouts.
+    pub seed: u64,
+    /// Highest NMCS level run.
+    pub level: SolveLevel,
+    /// Node budget.
+    pub max_nodes: NodeBudget,
+    /// One run of the levels, or restarts until a limit.
+    pub schedule: SolveSchedule,
+    /// Which children each step of a level searches further.
+    pub method: SolveMethod,
+}
+
+/// Which children a step of an NMCS level of 2 or more searches with the level below.
+///
+/// Level 1 always runs one playout after every legal move; the methods differ above it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SolveMethod {
+    /// Plain NMCS (Cazenave 2009): every legal move.
+    #[default]
+    Nmcs,
+    /// NMCS with simulation reduction (after H. Akiyama, K. Komiya, Y. Kotani, "Nested
+    /// Monte-Carlo Search with simulation reduction", Knowledge-Based Systems 34, 2012): a step
+    /// of a level of 2 or more first runs one playout after every legal move, then runs the
+    /// level below only after the `width` moves whose playouts scored highest (the earlier
+    /// move on a tie). The screening playouts count as nodes and can improve the best game
+    /// like any other. A level-2 run costs a fraction of a plain one, so a budget fits several
+    /// times more restarts; on the 20 standard SameGame positions restarts of screened level 2
+    /// (width 16) score higher on the same budget than restarts of plain level 2 (README).
+    Screened(ScreenWidth),
+}
+
+/// How the budget is spent: one run of the levels, or independent runs until a limit.
+///
+/// Restarts are the meta-search of Schadd et al. 2008 (SP-MCTS was run from several random
+/// seeds and the best game kept): an NMCS level-`L` run spends most of its effort on the first
+/// moves and its result varies a lot with the draws, so on a fixed budget several complete
+/// runs with fresh draws usually find a better best game than one run plus an incomplete
+/// higher level.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SolveSchedule {
+    /// Levels 1..=`level` once, each from the best game so far; stops when the last level
+    /// completes ([`SolveStop::Completed`]) or at a limit.
+    #[default]
+    Single,
+    /// The single schedule, then again from scratch with the next draws of the same stream
+    /// (levels 1..=`level`, the first from a fresh playout), and so on until a limit stops the
+    /// search ([`SolveStop::Completed`] never happens unless the board has no legal group);
+    /// the best game over all runs is kept. The first run is exactly [`Self::Single`]'s, so a
+    /// budget that ends inside it gives the same answer as `Single`.
+    Restarts,
+}
+
+/// The non-deterministic limits of a search: clocks and a cancel flag, checked before every
+/// playout. On any of them the search returns the best game found so far.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SolveControl<'a> {
+    /// The caller's own wall-clock cap (a request's `max_millis`): [`SolveStop::TimeLimit`].
+    pub time_limit: Option<Instant>,
+    /// When the answer must be ready (a request's deadline, less a margin to send it):
+    /// [`SolveStop::Deadline`].
+    pub deadline: Option<Instant>,
+    /// Set by the caller when nobody waits for the answer any more: [`SolveStop::Cancelled`].
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_are_range_checked() {
+        assert_eq!(SolveLevel::parse(0).map(SolveLevel::get), Ok(2));
+        assert!(SolveLevel::parse(6).is_err());
+        assert_eq!(NodeBudget::parse(0).map(NodeBudget::get), Ok(1_000_000));
+        assert!(NodeBudget::parse(MAX_SOLVE_NODES + 1).is_err());
+        assert_eq!(parse_time_limit(0), Ok(None));
+        assert_eq!(parse_time_limit(5), Ok(Some(Duration::from_millis(5))));
+        assert!(parse_time_limit(MAX_SOLVE_MILLIS + 1).is_err());
+        assert_eq!(ScreenWidth::parse(0).map(ScreenWidth::get), Ok(16));
+        assert_eq!(ScreenWidth::parse(256).map(ScreenWidth::get), Ok(256));
+        assert!(ScreenWidth::parse(257).is_err());
+    }
+}

@@ -1,0 +1,247 @@
+//! [`solve`](super::solve) against brute force on small boards, its determinism, its limits
+//! and its methods.
+
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use rand::Rng;
+
+use super::*;
+use crate::board::Board;
+use crate::params::MinGroup;
+use crate::scoring::ScoringRule;
+
+fn settled(text: &str) -> SettledBoard {
+    SettledBoard::try_from(Board::parse(text).unwrap()).unwrap()
+}
+
+fn options(rule: ScoringRule, level: u32, max_nodes: u64) -> SolveOptions {
+    SolveOptions {
+        rule,
+        min_group: MinGroup::DEFAULT,
+        seed: 1,
+        level: SolveLevel::parse(level).unwrap(),
+        max_nodes: NodeBudget::parse(max_nodes).unwrap(),
+        schedule: SolveSchedule::Single,
+        method: SolveMethod::Nmcs,
+    }
+}
+
+/// Plays `solution` through `tap` and checks its score, sizes and final board.
+fn check_replays(board: &SettledBoard, options: &SolveOptions, solution: &Solution) {
+    let mut current = board.clone();
+    let mut score = 0;
+    for m in &solution.moves {
+        let outcome =
+            crate::collapse::tap(&current, m.position, options.rule, options.min_group).unwrap();
+        assert_eq!(outcome.cleared[0], m.position);
+        assert_eq!((outcome.color, outcome.cleared.len()), (m.color, m.size));
+        score += outcome.total_score();
+        current = outcome.board;
+    }
+    assert!(crate::collapse::is_game_over(&current, options.min_group));
+    assert_eq!(current, solution.board);
+    assert_eq!(score, solution.score);
+}
+
+#[test]
+fn finds_the_clearing_order() {
+    // The best order is not the greedy one; checked against a brute force.
+    let board = settled("ACB/ACB/BCA");
+    for rule in [ScoringRule::SameGame, ScoringRule::PopStar] {
+        let options = options(rule, 2, 10_000);
+        let solution = solve(&board, &options, &SolveControl::default());
+        check_replays(&board, &options, &solution);
+        assert_eq!(solution.score, brute_force(&board, rule), "{rule:?}");
+        assert_eq!(solution.stop, SolveStop::Completed);
+        assert_eq!(solution.levels_completed, 2);
+        assert!(solution.nodes > 0 && solution.playouts > 0);
+    }
+}
+
+#[test]
+fn a_board_with_no_group_is_scored_as_it_is() {
+    let board = settled("AB/BA");
+    let solution = solve(
+        &board,
+        &options(ScoringRule::PopStar, 1, 1),
+        &SolveControl::default(),
+    );
+    assert_eq!(solution.moves, Vec::new());
+    assert_eq!(solution.score, 2000 - 20 * 16);
+    assert_eq!((solution.nodes, solution.playouts), (0, 0));
+    assert_eq!(solution.stop, SolveStop::Completed);
+}
+
+#[test]
+fn small_boards_are_solved_exactly() {
+    // Against a brute force over every tap order.
+    for (text, rule) in [
+        ("AAB/BBA", ScoringRule::SameGame),
+        ("ABAB/BABA/AABB", ScoringRule::PopStar),
+        ("ABCA/ABCA/CBAA", ScoringRule::BubbleBreaker),
+        ("ABCA/ABCA/CBAA", ScoringRule::Clickomania),
+    ] {
+        let board = settled(text);
+        let options = options(rule, 3, 1_000_000);
+        let solution = solve(&board, &options, &SolveControl::default());
+        check_replays(&board, &options, &solution);
+        assert_eq!(solution.score, brute_force(&board, rule), "{text} {rule:?}");
+    }
+}
+
+fn brute_force(board: &SettledBoard, rule: ScoringRule) -> i64 {
+    let groups = crate::collapse::legal_groups(board, rule, MinGroup::DEFAULT);
+    if groups.is_empty() {
+        return rule.end_bonus(board.board().tile_count());
+    }
+    groups
+        .iter()
+        .map(|g| {
+            let outcome =
+                crate::collapse::tap(board, g.representative, rule, MinGroup::DEFAULT).unwrap();
+            outcome.move_score as i64 + brute_force(&outcome.board, rule)
+        })
+        .max()
+        .unwrap()
+}
+
+#[test]
+fn the_node_budget_makes_it_deterministic_and_bounds_it() {
+    let mut rng = crate::rng_from_seed(5);
+    for (width, height) in [(12, 12), (20, 18)] {
+        let cells: Vec<u32> = (0..width * height)
+            .map(|_| rng.random_range(1..=4))
+            .collect();
+        let board =
+            SettledBoard::try_from(Board::from_raw(width, height, &cells).unwrap()).unwrap();
+        let options = options(ScoringRule::SameGame, 2, 20_000);
+        let first = solve(&board, &options, &SolveControl::default());
+        let again = solve(&board, &options, &SolveControl::default());
+        assert_eq!(first.moves, again.moves);
+        assert_eq!((first.nodes, first.playouts), (again.nodes, again.playouts));
+        assert_eq!(first.stop, SolveStop::NodeBudget);
+        // The overshoot is at most one playout.
+        let cells = (width * height) as u64;
+        assert!(first.nodes >= 20_000 && first.nodes < 20_000 + cells / 2 + 1);
+        check_replays(&board, &options, &first);
+        // A larger budget never scores lower: the search is anytime with the same draws.
+        let more = solve(
+            &board,
+            &SolveOptions {
+                max_nodes: NodeBudget::parse(60_000).unwrap(),
+                ..options
+            },
+            &SolveControl::default(),
+        );
+        assert!(
+            more.score >= first.score,
+            "{} < {}",
+            more.score,
+            first.score
+        );
+    }
+}
+
+#[test]
+fn clocks_and_cancel_stop_with_a_whole_game() {
+    let mut rng = crate::rng_from_seed(9);
+    let cells: Vec<u32> = (0..15 * 15).map(|_| rng.random_range(1..=5)).collect();
+    let board = SettledBoard::try_from(Board::from_raw(15, 15, &cells).unwrap()).unwrap();
+    let options = options(ScoringRule::SameGame, 3, MAX_SOLVE_NODES);
+    let cancel = AtomicBool::new(true);
+    let past = Instant::now();
+    for (control, stop) in [
+        (
+            SolveControl {
+                cancel: Some(&cancel),
+                ..SolveControl::default()
+            },
+            SolveStop::Cancelled,
+        ),
+        (
+            SolveControl {
+                time_limit: Some(past),
+                ..SolveControl::default()
+            },
+            SolveStop::TimeLimit,
+        ),
+        (
+            SolveControl {
+                deadline: Some(past),
+                ..SolveControl::default()
+            },
+            SolveStop::Deadline,
+        ),
+    ] {
+        let solution = solve(&board, &options, &control);
+        assert_eq!(solution.stop, stop);
+        assert_eq!(solution.playouts, 1);
+        assert!(!solution.moves.is_empty());
+        check_replays(&board, &options, &solution);
+    }
+    let soon = SolveControl {
+        time_limit: Some(Instant::now() + Duration::from_millis(50)),
+        ..SolveControl::default()
+    };
+    let solution = solve(&board, &options, &soon);
+    assert_eq!(solution.stop, SolveStop::TimeLimit);
+    assert!(
+        solution.elapsed < Duration::from_secs(2),
+        "{:?}",
+        solution.elapsed
+    );
+    check_replays(&board, &options, &solution);
+}
+
+#[test]
+fn min_group_three_is_respected() {
+    let board = settled("AAAB/ABBB/CCAC");
+    let options = SolveOptions {
+        min_group: MinGroup::parse(3).unwrap(),
+        ..options(ScoringRule::PopStar, 2, 10_000)
+    };
+    let solution = solve(&board, &options, &SolveControl::default());
+    assert!(solution.moves.iter().all(|m| m.size >= 3));
+    check_replays(&board, &options, &solution);
+}
+
+#[test]
+fn screening_keeps_the_search_whole_and_deterministic() {
+    // On 12x12 (compact) and 20x18 (general) random boards: a screened search replays to
+    // its score and repeats itself; with a width above every step's move count it is plain
+    // NMCS, draw for draw.
+    let mut rng = crate::rng_from_seed(11);
+    for (width, height) in [(12, 12), (20, 18)] {
+        let cells: Vec<u32> = (0..width * height)
+            .map(|_| rng.random_range(1..=4))
+            .collect();
+        let board =
+            SettledBoard::try_from(Board::from_raw(width, height, &cells).unwrap()).unwrap();
+        let plain = SolveOptions {
+            schedule: SolveSchedule::Restarts,
+            ..options(ScoringRule::SameGame, 2, 30_000)
+        };
+        let screened = SolveOptions {
+            method: SolveMethod::Screened(ScreenWidth::parse(3).unwrap()),
+            ..plain
+        };
+        let first = solve(&board, &screened, &SolveControl::default());
+        check_replays(&board, &screened, &first);
+        assert_eq!(first.stop, SolveStop::NodeBudget);
+        let again = solve(&board, &screened, &SolveControl::default());
+        assert_eq!((&first.moves, first.nodes), (&again.moves, again.nodes));
+        let wide = SolveOptions {
+            method: SolveMethod::Screened(ScreenWidth::parse(MAX_SCREEN_WIDTH).unwrap()),
+            ..plain
+        };
+        let (a, b) = (
+            solve(&board, &wide, &SolveControl::default()),
+            solve(&board, &plain, &SolveControl::default()),
+        );
+        assert_eq!(
+            (a.moves, a.nodes, a.playouts),
+            (b.moves, b.nodes, b.playouts)
+        );
+    }
+}
