@@ -68,7 +68,7 @@ fn bench_layers(c: &mut Criterion) {
     let prometheus = PrometheusBuilder::new()
         .set_buckets_for_metric(
             Matcher::Full("matchgrid_request_duration_seconds".to_owned()),
-            matchgrid::server::observe::LATENCY_BUCKETS,
+            matchgrid::server::call_metrics::LATENCY_BUCKETS,
         )
         .unwrap()
         .install_recorder()

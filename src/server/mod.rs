@@ -12,14 +12,19 @@
 //! [`admission::COMPRESS_MAX_BYTES`]).
 
 pub mod admission;
+pub mod call_body;
+pub mod call_metrics;
+pub mod codec_errors;
 pub mod config;
 pub mod exempt;
 pub mod framing;
+pub mod grpc_code;
 pub mod log_throttle;
 pub mod observe;
 pub mod otlp;
 pub mod playground;
 pub mod services;
+pub mod span;
 pub mod tls;
 
 use std::net::SocketAddr;
@@ -35,10 +40,11 @@ use tonic_health::server::HealthReporter;
 use tower::layer::util::{Identity, Stack};
 use tower::timeout::TimeoutLayer;
 
+use call_metrics::LATENCY_BUCKETS;
 pub use config::{LogFormat, ServeConfig};
 use exempt::ExemptLayer;
 use framing::FramingLayer;
-use observe::{LATENCY_BUCKETS, ObserveLayer};
+use observe::ObserveLayer;
 
 use admission::Admission;
 pub use admission::COMPRESS_MAX_BYTES;

@@ -39,7 +39,7 @@ use tracing_subscriber::registry::LookupSpan;
 pub const FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Where the per-RPC span is created (its tracing target).
-const SPAN_TARGET: &str = "matchgrid::server::observe";
+pub const SPAN_TARGET: &str = "matchgrid::server::observe";
 
 /// The running exporter; [`OtlpExport::shutdown`] flushes it.
 #[derive(Debug)]
