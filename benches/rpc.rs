@@ -1,9 +1,9 @@
 //! RPC benchmarks (criterion): `cargo bench --bench rpc`.
 //!
-//! - `rpc_layers`: the layers the server puts around every call (`server::call_layers`:
-//!   telemetry, panic catching, health exemption, timeout, shedding, concurrency limit) around a
-//!   service that answers at once, against that bare service: what the layers add per call,
-//!   without HTTP/2, protobuf or the engine. Metrics go to a Prometheus recorder and logs are at
+//! - `rpc_layers`: the call layer the server puts around every call (`server::call_layers`:
+//!   telemetry, panic catching, health exemption, framing checks, timeout, shedding, concurrency
+//!   limit) around a service that answers at once, against that bare service: what the layer
+//!   adds per call, without HTTP/2, protobuf or the engine. Metrics go to a Prometheus recorder and logs are at
 //!   the server's default level, as in `matchgrid serve`.
 //! - `rpc_loopback`: round-trip latency through the real server over loopback. Starts
 //!   `matchgrid serve` in-process on a free port and calls it with a tonic client, so the figure
@@ -22,6 +22,7 @@ use matchgrid::proto::{
     swap_puzzle_client::SwapPuzzleClient,
 };
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
+use tonic::body::Body;
 use tower::{Layer, Service, ServiceExt};
 
 fn free_port() -> u16 {
@@ -47,14 +48,15 @@ fn serve_config(args: &[&str]) -> matchgrid::server::ServeConfig {
 /// `iters` calls, one at a time, as a connection makes them: ready, then call.
 async fn calls<S>(mut service: S, iters: u64) -> Duration
 where
-    S: Service<http::Request<()>>,
+    S: Service<http::Request<Body>>,
     S::Error: std::fmt::Debug,
 {
     let started = Instant::now();
     for _ in 0..iters {
         let request = http::Request::builder()
             .uri("/matchgrid.v1.SwapPuzzle/ValidateSwap")
-            .body(())
+            .header("content-type", "application/grpc")
+            .body(Body::empty())
             .unwrap();
         let ready = service.ready().await.unwrap();
         black_box(ready.call(request).await.unwrap());
@@ -77,8 +79,8 @@ fn bench_layers(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap();
-    let answer = tower::service_fn(|_: http::Request<()>| async {
-        Ok::<_, Infallible>(http::Response::new(()))
+    let answer = tower::service_fn(|_: http::Request<Body>| {
+        std::future::ready(Ok::<_, Infallible>(http::Response::new(Body::empty())))
     });
     let layered = matchgrid::server::call_layers(config.request_timeout, config.concurrency_limit)
         .layer(answer);

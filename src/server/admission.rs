@@ -291,12 +291,18 @@ pub fn client_deadline<T>(request: &Request<T>) -> Option<Instant> {
 /// The deadline a `grpc-timeout` header value (at most 8 digits and a unit: `H`, `M`, `S`, `m`,
 /// `u`, `n`) sets, measured from now; None for an invalid value.
 pub fn deadline_from_grpc_timeout(value: &str) -> Option<Instant> {
+    Instant::now().checked_add(grpc_timeout(value)?)
+}
+
+/// The time a `grpc-timeout` header value (at most 8 digits and a unit: `H`, `M`, `S`, `m`,
+/// `u`, `n`) gives the call; None for an invalid value.
+pub fn grpc_timeout(value: &str) -> Option<Duration> {
     if value.len() < 2 || value.len() > 9 {
         return None;
     }
     let (digits, unit) = value.split_at(value.len() - 1);
     let amount: u64 = digits.parse().ok()?;
-    let timeout = match unit {
+    Some(match unit {
         "H" => Duration::from_secs(amount.saturating_mul(3600)),
         "M" => Duration::from_secs(amount.saturating_mul(60)),
         "S" => Duration::from_secs(amount),
@@ -304,8 +310,7 @@ pub fn deadline_from_grpc_timeout(value: &str) -> Option<Instant> {
         "u" => Duration::from_micros(amount),
         "n" => Duration::from_nanos(amount),
         _ => return None,
-    };
-    Instant::now().checked_add(timeout)
+    })
 }
 
 /// True when `deadline` has passed.

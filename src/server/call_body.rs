@@ -7,24 +7,22 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use http::HeaderMap;
 use http_body::{Body as HttpBody, Frame, SizeHint};
-use tokio::sync::OwnedSemaphorePermit;
 use tonic::Code;
 
-use super::call_metrics::CallRecord;
+use super::call::Call;
 use super::codec_errors::remap_codec_errors;
 use crate::transport::status;
 
 /// A future that resolves when a long-lived stream must end (the server is shutting down).
 pub type ShutdownSignal = Pin<Box<dyn Future<Output = ()> + Send>>;
 
-/// A response body that keeps its call's concurrency slot and metrics record until it is fully
-/// written (so response encoding and compression count against the limit and the latency),
-/// adds an ErrorInfo to an error status in its trailers, and ends a long-lived stream at
-/// shutdown.
+/// A response body that keeps its [`Call`] (its concurrency slot and metrics record) until it
+/// is fully written (so response encoding and compression count against the limit and the
+/// latency), adds an ErrorInfo to an error status in its trailers, and ends a long-lived stream
+/// at shutdown.
 pub struct CallBody<B> {
     inner: B,
-    record: Option<CallRecord>,
-    _permit: Option<OwnedSemaphorePermit>,
+    call: Call,
     shutdown: Option<ShutdownSignal>,
     ended: bool,
 }
@@ -39,27 +37,19 @@ impl<B: std::fmt::Debug> std::fmt::Debug for CallBody<B> {
 }
 
 impl<B> CallBody<B> {
-    /// `inner`, finishing `record` at its end and holding `permit` (a concurrency slot) until
-    /// then; with `shutdown`, ended with UNAVAILABLE (`SHUTTING_DOWN`) once that resolves.
-    pub fn new(
-        inner: B,
-        record: CallRecord,
-        permit: Option<OwnedSemaphorePermit>,
-        shutdown: Option<ShutdownSignal>,
-    ) -> Self {
+    /// `inner`, finishing `call` at its end (and dropping it with the body); with `shutdown`,
+    /// ended with UNAVAILABLE (`SHUTTING_DOWN`) once that resolves.
+    pub fn new(inner: B, call: Call, shutdown: Option<ShutdownSignal>) -> Self {
         Self {
             inner,
-            record: Some(record),
-            _permit: permit,
+            call,
             shutdown,
             ended: false,
         }
     }
 
     fn finish(&mut self, code: Code) {
-        if let Some(mut record) = self.record.take() {
-            record.finish(code);
-        }
+        self.call.finish(code);
     }
 }
 

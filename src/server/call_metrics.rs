@@ -8,8 +8,8 @@
 //! The `method` label takes only the values of [`KNOWN_METHODS`] and `other`, so a client
 //! cannot blow up label cardinality with made-up paths.
 
-use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::OnceLock;
+use std::time::Instant;
 
 use metrics::{Counter, Gauge, Histogram};
 use tonic::Code;
@@ -104,10 +104,12 @@ impl CallMetrics {
         self.shed.increment(1);
     }
 
-    /// Counts one finished call of the method at `method` (an index into [`METHOD_LABELS`]).
-    fn finish(&self, method: usize, code: Code, elapsed: Duration) {
-        let label = METHOD_LABELS[method];
-        let slots = &self.methods[method];
+    /// Counts and times a finished call with its code (and records both on its span); it is
+    /// no longer in flight.
+    pub fn finish(&self, record: CallRecord, code: Code) {
+        let elapsed = record.started.elapsed();
+        let label = METHOD_LABELS[record.method];
+        let slots = &self.methods[record.method];
         slots.requests[code as usize]
             .get_or_init(|| {
                 metrics::counter!(
@@ -123,56 +125,30 @@ impl CallMetrics {
                 || metrics::histogram!("matchgrid_request_duration_seconds", "method" => label),
             )
             .record(elapsed.as_secs_f64());
+        span::record_finish(&record.span, code, elapsed);
+        self.in_flight.decrement(1.0);
     }
 }
 
-/// One call's metrics and span: in flight from creation; counted and timed by
-/// [`CallRecord::finish`] at the end of the response body, or when dropped: with
-/// [`CallRecord::code_on_drop`] (the response's code if it was complete in its headers,
-/// trailers-only; else CANCELLED: the client's deadline passed or it cancelled before the end).
+/// One call's metrics and span, from [`CallRecord::start`] (in flight from then on) to
+/// [`CallMetrics::finish`] (counted, timed, no longer in flight).
 #[derive(Debug)]
 pub struct CallRecord {
-    metrics: Arc<CallMetrics>,
     method: usize,
     started: Instant,
-    finished: bool,
-    /// The code to count when dropped.
-    pub code_on_drop: Code,
     span: tracing::Span,
 }
 
 impl CallRecord {
-    /// A call of the method at `method` (an index into [`METHOD_LABELS`]), started now.
-    pub fn start(metrics: Arc<CallMetrics>, method: usize, span: tracing::Span) -> Self {
+    /// A call of the method at `method` (an index into [`METHOD_LABELS`]) that arrived at
+    /// `now`, in flight from now on.
+    pub fn start(metrics: &CallMetrics, method: usize, now: Instant, span: tracing::Span) -> Self {
         metrics.in_flight.increment(1.0);
         Self {
-            metrics,
             method,
-            started: Instant::now(),
-            finished: false,
-            code_on_drop: Code::Cancelled,
+            started: now,
             span,
         }
-    }
-
-    /// Counts and times the call with `code`, once (later calls do nothing).
-    pub fn finish(&mut self, code: Code) {
-        if self.finished {
-            return;
-        }
-        let elapsed = self.started.elapsed();
-        self.metrics.finish(self.method, code, elapsed);
-        self.finished = true;
-        span::record_finish(&self.span, code, elapsed);
-    }
-}
-
-impl Drop for CallRecord {
-    fn drop(&mut self) {
-        if !self.finished {
-            self.finish(self.code_on_drop);
-        }
-        self.metrics.in_flight.decrement(1.0);
     }
 }
 

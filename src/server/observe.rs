@@ -1,95 +1,70 @@
-//! One tower layer around every RPC: the concurrency limit (a request holds its slot until
-//! its response body is fully written, compression included); the call's span
-//! ([`super::span`]) and metrics ([`super::call_metrics`]); panics, middleware errors and
-//! tonic's codec errors turned into proper gRPC statuses, every one with a
-//! `google.rpc.ErrorInfo` ([`super::codec_errors`]); and, at shutdown, the end of long-lived
-//! health `Watch` streams. The response body is a [`CallBody`].
+//! The call layer, around every RPC: the concurrency limit (a request that finds no free slot
+//! is shed, never queued, and a request holds its slot until its response body is fully
+//! written, compression included); a client deadline that has already passed answered at once;
+//! the request's framing checked ([`super::framing`]); the server's request timeout; panics
+//! caught; the call's span ([`super::span`]) and metrics ([`super::call_metrics`]); error
+//! statuses brought in line with the contract, every one with a `google.rpc.ErrorInfo`
+//! ([`super::codec_errors`]); and, at shutdown, the end of long-lived health `Watch` streams.
+//! Health checks skip the concurrency limit, the deadline check and the timeout, so an
+//! overloaded pod still answers its probes truthfully.
+//!
+//! The response future is a [`CallFuture`] (no allocation; a timer only once the service has
+//! not answered on first poll); the response body a [`CallBody`].
 //!
 //! Shed and timed-out requests are logged at most once per
 //! [`LOG_INTERVAL`](super::log_throttle::LOG_INTERVAL) each, with the
 //! number of events since the previous line (the metrics count every one).
 
-use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use futures_util::future::Either;
-use futures_util::{FutureExt, TryFutureExt};
-use tokio::sync::{Semaphore, watch};
-use tonic::Status;
+use tonic::body::Body;
 use tower::{BoxError, Layer, Service};
-use tracing::Instrument;
 
+use super::call::{Call, Calls};
 use super::call_body::{CallBody, ShutdownSignal};
-use super::call_metrics::{CallMetrics, CallRecord, METHOD_LABELS, method_index};
-use super::codec_errors::remap_codec_errors;
-use super::grpc_code::{GRPC_STATUS, header_code};
-use super::log_throttle::LogThrottle;
+use super::call_future::{CallFuture, overloaded_response};
+use super::call_metrics::{METHOD_LABELS, method_index};
+use super::framing;
+use super::grpc_code::header_code;
 use super::span::call_span;
 use crate::transport::status;
 
-/// The layer. `concurrency_limit` slots are shared by every service it wraps (and every
-/// connection); `request_timeout` only words the DEADLINE_EXCEEDED message; the metric handles
-/// are shared too.
+/// The layer. The concurrency slots, the metric handles and the stream shutdown are shared by
+/// every service it wraps (and every connection, and every clone of the layer).
 #[derive(Clone, Debug)]
 pub struct ObserveLayer {
-    settings: Settings,
-    metrics: Arc<CallMetrics>,
-    logs: Arc<LogThrottles>,
-    slots: Arc<Semaphore>,
+    calls: Arc<Calls>,
     exempt: &'static [&'static str],
-    shutdown: watch::Sender<bool>,
     trace_context: bool,
 }
 
 /// Ends the health `Watch` streams of an [`ObserveLayer`] (see [`ObserveLayer::stream_shutdown`]).
 #[derive(Clone, Debug)]
-pub struct StreamShutdown(watch::Sender<bool>);
+pub struct StreamShutdown(Arc<Calls>);
 
 impl StreamShutdown {
     /// Ends every open `Watch` stream once it has sent what it has ready (call it after setting
     /// the health entries NOT_SERVING, so that status goes out first), with UNAVAILABLE and
     /// reason `SHUTTING_DOWN`; streams opened afterwards end the same way.
     pub fn end_streams(&self) {
-        self.0.send_replace(true);
+        self.0.shutdown.send_replace(true);
     }
 }
 
 /// Server-streaming paths that stay open until the client leaves, ended at shutdown.
 const LONG_LIVED_PATHS: &[&str] = &["/grpc.health.v1.Health/Watch"];
 
-/// Shared per-layer throttles.
-#[derive(Debug, Default)]
-struct LogThrottles {
-    shed: LogThrottle,
-    timeout: LogThrottle,
-}
-
-/// What error messages need to know about the configuration.
-#[derive(Clone, Copy, Debug)]
-struct Settings {
-    request_timeout: Duration,
-    concurrency_limit: u32,
-}
-
 impl ObserveLayer {
     /// A layer for a server with this per-request timeout and concurrency limit. Metric handles
-    /// are taken from the recorder installed at the time of each label set's first use (the
-    /// same recorder the `metrics` macros would use), so install the recorder first.
+    /// are taken from the recorder installed now (the same recorder the `metrics` macros would
+    /// use), so install the recorder first.
     pub fn new(request_timeout: Duration, concurrency_limit: u32) -> Self {
         Self {
-            settings: Settings {
-                request_timeout,
-                concurrency_limit,
-            },
-            metrics: Arc::new(CallMetrics::new()),
-            logs: Arc::default(),
-            slots: Arc::new(Semaphore::new(concurrency_limit as usize)),
+            calls: Arc::new(Calls::new(request_timeout, concurrency_limit)),
             exempt: &[],
-            shutdown: watch::Sender::new(false),
             trace_context: false,
         }
     }
@@ -103,8 +78,9 @@ impl ObserveLayer {
         self
     }
 
-    /// Requests whose path starts with one of `prefixes` skip the concurrency limit (health
-    /// checks must answer truthfully under overload).
+    /// Requests whose path starts with one of `prefixes` skip the concurrency limit, the
+    /// deadline check and the timeout (health checks must answer truthfully under overload, and
+    /// Watch streams are long-lived by design).
     pub fn exempt(mut self, prefixes: &'static [&'static str]) -> Self {
         self.exempt = prefixes;
         self
@@ -112,7 +88,7 @@ impl ObserveLayer {
 
     /// The handle that ends this layer's long-lived streams at shutdown.
     pub fn stream_shutdown(&self) -> StreamShutdown {
-        StreamShutdown(self.shutdown.clone())
+        StreamShutdown(Arc::clone(&self.calls))
     }
 }
 
@@ -122,12 +98,8 @@ impl<S> Layer<S> for ObserveLayer {
     fn layer(&self, inner: S) -> Self::Service {
         Observe {
             inner,
-            settings: self.settings,
-            metrics: Arc::clone(&self.metrics),
-            logs: Arc::clone(&self.logs),
-            slots: Arc::clone(&self.slots),
+            calls: Arc::clone(&self.calls),
             exempt: self.exempt,
-            shutdown: self.shutdown.clone(),
             trace_context: self.trace_context,
         }
     }
@@ -137,55 +109,38 @@ impl<S> Layer<S> for ObserveLayer {
 #[derive(Clone, Debug)]
 pub struct Observe<S> {
     inner: S,
-    settings: Settings,
-    metrics: Arc<CallMetrics>,
-    logs: Arc<LogThrottles>,
-    slots: Arc<Semaphore>,
+    calls: Arc<Calls>,
     exempt: &'static [&'static str],
-    shutdown: watch::Sender<bool>,
     trace_context: bool,
 }
 
-impl<S, B, RB> Service<http::Request<B>> for Observe<S>
+impl<S, RB> Service<http::Request<Body>> for Observe<S>
 where
-    S: Service<http::Request<B>, Response = http::Response<RB>>,
-    S::Error: Into<BoxError> + 'static,
-    S::Future: Send + 'static,
-    RB: Default + Send + 'static,
+    S: Service<http::Request<Body>, Response = http::Response<RB>>,
+    S::Error: Into<BoxError>,
+    S::Future: Unpin,
+    RB: Default + Unpin,
 {
     type Response = http::Response<CallBody<RB>>;
     type Error = BoxError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, BoxError>> + Send>>;
+    type Future = CallFuture<S::Future, RB>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx).map_err(Into::into)
     }
 
-    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+    fn call(&mut self, request: http::Request<Body>) -> Self::Future {
         let path = request.uri().path();
         let method = method_index(path);
         let exempt = self.exempt.iter().any(|prefix| path.starts_with(prefix));
         let long_lived = LONG_LIVED_PATHS.contains(&path);
         let span = call_span(METHOD_LABELS[method], request.headers(), self.trace_context);
-        let settings = self.settings;
-        let metrics = Arc::clone(&self.metrics);
-        let logs = Arc::clone(&self.logs);
-        let mut record = CallRecord::start(Arc::clone(&metrics), method, span.clone());
-        let permit = if exempt {
-            None
-        } else {
-            match Arc::clone(&self.slots).try_acquire_owned() {
-                Ok(permit) => Some(permit),
-                Err(_) => {
-                    let overloaded = tower::load_shed::error::Overloaded::new().into();
-                    let response = error_response::<RB>(overloaded, settings, &metrics, &logs);
-                    record.code_on_drop = header_code(&response);
-                    return Box::pin(std::future::ready(Ok(
-                        response.map(|body| CallBody::new(body, record, None, None))
-                    )));
-                }
-            }
-        };
+        // The one clock reading of the call's start: its latency and its timeout run from here.
+        let now = Instant::now();
+        let mut call = Call::start(Arc::clone(&self.calls), method, now, span.clone());
+        if !exempt && !call.take_slot() {
+            return CallFuture::answered(overloaded_response(call), span);
+        }
         // A call whose client deadline has already passed is answered at once, before its body
         // is read: tonic's own grpc-timeout check would otherwise race the handler's and answer
         // CANCELLED ("Timeout expired") when the body arrives a little later.
@@ -194,138 +149,162 @@ where
                 .headers()
                 .get("grpc-timeout")
                 .and_then(|value| value.to_str().ok())
-                .and_then(super::admission::deadline_from_grpc_timeout)
-                .is_some_and(|deadline| Instant::now() >= deadline);
+                .and_then(super::admission::grpc_timeout)
+                .is_some_and(|timeout| now.elapsed() >= timeout);
         if deadline_passed {
             let response = status::client_deadline().into_http::<RB>();
-            record.code_on_drop = header_code(&response);
-            return Box::pin(std::future::ready(Ok(
-                response.map(|body| CallBody::new(body, record, permit, None))
-            )));
+            call.code_on_drop = header_code(&response);
+            return CallFuture::answered(
+                response.map(|body| CallBody::new(body, call, None)),
+                span,
+            );
         }
         let shutdown = long_lived.then(|| {
-            let mut receiver = self.shutdown.subscribe();
+            let mut receiver = self.calls.shutdown.subscribe();
             Box::pin(async move {
                 if receiver.wait_for(|stop| *stop).await.is_err() {
                     std::future::pending::<()>().await;
                 }
             }) as ShutdownSignal
         });
+        let timeout_at = (!exempt)
+            .then(|| now.checked_add(self.calls.request_timeout))
+            .flatten();
+        let request = framing::checked(request);
         // A panic while building the future is caught like one while polling it.
-        let outcome = match std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request)))
-        {
-            Ok(future) => Either::Left(AssertUnwindSafe(future.map_err(Into::into)).catch_unwind()),
-            Err(panic) => Either::Right(std::future::ready(Err(panic))),
-        };
-        // A combinator rather than an async block: the block would hold the inner future
-        // twice (as a captured value and as the awaited one), which every call then copies.
-        Box::pin(
-            outcome
-                .map(move |outcome| {
-                    let mut response = match outcome {
-                        Ok(Ok(response)) => response,
-                        Ok(Err(error)) => error_response(error, settings, &metrics, &logs),
-                        Err(_panic) => {
-                            tracing::error!("handler panicked; answered INTERNAL");
-                            status::handler_panicked().into_http()
-                        }
-                    };
-                    if response.headers().contains_key(GRPC_STATUS) {
-                        // Trailers-only: the call is complete with its headers.
-                        record.code_on_drop = remap_codec_errors(response.headers_mut());
-                    }
-                    Ok(response.map(|inner| CallBody::new(inner, record, permit, shutdown)))
-                })
-                .instrument(span),
-        )
+        let inner = std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request))).ok();
+        CallFuture::calling(inner, timeout_at, call, shutdown, span)
     }
-}
-
-/// Middleware errors (shed, timeout) as gRPC responses, so every outcome is counted here.
-fn error_response<RB: Default>(
-    error: BoxError,
-    settings: Settings,
-    metrics: &CallMetrics,
-    logs: &LogThrottles,
-) -> http::Response<RB> {
-    let status = if error.is::<tower::load_shed::error::Overloaded>() {
-        metrics.count_shed();
-        if let Some(shed) = logs.shed.event() {
-            tracing::warn!(
-                shed,
-                "requests shed at the concurrency limit since the last line"
-            );
-        }
-        status::overloaded(settings.concurrency_limit)
-    } else if error.is::<tower::timeout::error::Elapsed>() {
-        if let Some(timed_out) = logs.timeout.event() {
-            tracing::warn!(
-                timed_out,
-                "requests past the server timeout since the last line"
-            );
-        }
-        status::server_timeout(settings.request_timeout)
-    } else {
-        Status::from_error(error)
-    };
-    status.into_http()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::future::Future;
+    use std::pin::Pin;
     use tonic::Code;
     use tower::ServiceExt;
+
+    type Answer = Pin<Box<dyn Future<Output = Result<http::Response<Body>, BoxError>> + Send>>;
 
     fn layer() -> ObserveLayer {
         ObserveLayer::new(Duration::from_secs(5), 8)
     }
 
-    fn request() -> http::Request<()> {
+    fn request(path: &str) -> http::Request<Body> {
         http::Request::builder()
-            .uri("/matchgrid.v1.SwapPuzzle/Shuffle")
-            .body(())
+            .uri(path)
+            .body(Body::empty())
             .unwrap()
     }
 
+    const SHUFFLE: &str = "/matchgrid.v1.SwapPuzzle/Shuffle";
+
     fn runtime() -> tokio::runtime::Runtime {
         tokio::runtime::Builder::new_current_thread()
+            .enable_time()
             .build()
             .unwrap()
     }
 
+    fn ok() -> Answer {
+        Box::pin(async { Ok(http::Response::new(Body::empty())) })
+    }
+
     #[test]
     fn a_panicking_handler_is_answered_internal() {
-        let panics_when_polled = tower::service_fn(|_: http::Request<()>| async {
-            if true {
-                panic!("handler bug");
-            }
-            Ok::<_, BoxError>(http::Response::new(()))
+        let panics_when_polled = tower::service_fn(|_: http::Request<Body>| -> Answer {
+            Box::pin(async {
+                if true {
+                    panic!("handler bug");
+                }
+                Ok(http::Response::new(Body::empty()))
+            })
         });
         let response = runtime()
-            .block_on(layer().layer(panics_when_polled).oneshot(request()))
+            .block_on(layer().layer(panics_when_polled).oneshot(request(SHUFFLE)))
             .unwrap();
         assert_eq!(header_code(&response), Code::Internal);
 
-        let panics_when_called = tower::service_fn(
-            |_: http::Request<()>| -> std::future::Ready<Result<http::Response<()>, BoxError>> {
-                panic!("handler bug before any future")
-            },
-        );
+        let panics_when_called = tower::service_fn(|_: http::Request<Body>| -> Answer {
+            panic!("handler bug before any future")
+        });
         let response = runtime()
-            .block_on(layer().layer(panics_when_called).oneshot(request()))
+            .block_on(layer().layer(panics_when_called).oneshot(request(SHUFFLE)))
             .unwrap();
         assert_eq!(header_code(&response), Code::Internal);
     }
 
     #[test]
     fn middleware_errors_become_statuses() {
-        let shed = tower::service_fn(|_: http::Request<()>| async {
-            Err::<http::Response<()>, BoxError>(tower::load_shed::error::Overloaded::new().into())
+        let shed = tower::service_fn(|_: http::Request<Body>| -> Answer {
+            Box::pin(async { Err(tower::load_shed::error::Overloaded::new().into()) })
         });
         let response = runtime()
-            .block_on(layer().layer(shed).oneshot(request()))
+            .block_on(layer().layer(shed).oneshot(request(SHUFFLE)))
             .unwrap();
         assert_eq!(header_code(&response), Code::ResourceExhausted);
+    }
+
+    #[test]
+    fn a_slow_call_times_out_unless_exempt() {
+        let slow = tower::service_fn(|_: http::Request<Body>| -> Answer {
+            Box::pin(async {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                Ok(http::Response::new(Body::empty()))
+            })
+        });
+        let layer = ObserveLayer::new(Duration::from_millis(20), 8).exempt(&["/grpc.health."]);
+        let runtime = runtime();
+        let response = runtime
+            .block_on(layer.layer(slow).oneshot(request(SHUFFLE)))
+            .unwrap();
+        assert_eq!(header_code(&response), Code::DeadlineExceeded);
+        let response = runtime
+            .block_on(
+                layer
+                    .layer(slow)
+                    .oneshot(request("/grpc.health.v1.Health/Check")),
+            )
+            .unwrap();
+        assert_eq!(
+            header_code(&response),
+            Code::Ok,
+            "health checks have no timeout"
+        );
+    }
+
+    #[test]
+    fn a_call_holds_its_slot_until_its_body_is_dropped() {
+        let layer = ObserveLayer::new(Duration::from_secs(5), 1).exempt(&["/grpc.health."]);
+        let service = tower::service_fn(|_: http::Request<Body>| ok());
+        let runtime = runtime();
+        let call = |path| runtime.block_on(layer.layer(service).oneshot(request(path)));
+        let first = call(SHUFFLE).unwrap();
+        assert_eq!(header_code(&first), Code::Ok);
+        let shed = call(SHUFFLE).unwrap();
+        assert_eq!(header_code(&shed), Code::ResourceExhausted);
+        drop(shed);
+        let health = call("/grpc.health.v1.Health/Check").unwrap();
+        assert_eq!(
+            header_code(&health),
+            Code::Ok,
+            "health checks skip the limit"
+        );
+        drop(first);
+        assert_eq!(header_code(&call(SHUFFLE).unwrap()), Code::Ok);
+    }
+
+    #[test]
+    fn a_passed_client_deadline_is_answered_at_once() {
+        let service = tower::service_fn(|_: http::Request<Body>| ok());
+        let mut expired = request(SHUFFLE);
+        expired
+            .headers_mut()
+            .insert("grpc-timeout", http::HeaderValue::from_static("0n"));
+        let response = runtime()
+            .block_on(layer().layer(service).oneshot(expired))
+            .unwrap();
+        assert_eq!(header_code(&response), Code::DeadlineExceeded);
     }
 }
