@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::{Request, Response, Status};
 
+use super::grpc_code::GRPC_TIMEOUT;
 use super::log_throttle::LogThrottle;
 use crate::proto;
 use crate::transport::status::{self, IntoStatus};
@@ -285,7 +286,8 @@ impl Drop for CancelOnDrop {
 /// The client's deadline from a request's `grpc-timeout` header (at most 8 digits and a unit:
 /// `H`, `M`, `S`, `m`, `u`, `n`), measured from now; None without a valid one.
 pub fn client_deadline<T>(request: &Request<T>) -> Option<Instant> {
-    deadline_from_grpc_timeout(request.metadata().get("grpc-timeout")?.to_str().ok()?)
+    let headers: &http::HeaderMap = request.metadata().as_ref();
+    deadline_from_grpc_timeout(headers.get(&GRPC_TIMEOUT)?.to_str().ok()?)
 }
 
 /// The deadline a `grpc-timeout` header value (at most 8 digits and a unit: `H`, `M`, `S`, `m`,

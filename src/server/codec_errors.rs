@@ -71,8 +71,12 @@ fn replacement(code: Code, message: &str, has_details: bool) -> Option<Status> {
 }
 
 /// Brings an error status in `headers` (a trailers-only response's headers, or trailers) in
-/// line with docs/rules.md section 4 (see [`replacement`]; no matchgrid handler returns
-/// OUT_OF_RANGE or INTERNAL but for a panic, which carries details, so the rewrite is exact).
+/// line with docs/rules.md section 4: a message over the size limit is RESOURCE_EXHAUSTED
+/// (`REQUEST_TOO_LARGE`); a body that is not a valid message, not valid data for its
+/// compression, or not well framed is INVALID_ARGUMENT (`MALFORMED_MESSAGE`,
+/// `MALFORMED_COMPRESSION`, `MALFORMED_FRAME`); any other error without details gets an
+/// ErrorInfo whose reason is its code's name. No matchgrid handler returns OUT_OF_RANGE or
+/// INTERNAL but for a panic, which carries details, so the rewrite is exact.
 ///
 /// Returns the code after the rewrite; OK when `headers` carry no status.
 pub fn remap_codec_errors(headers: &mut HeaderMap) -> Code {

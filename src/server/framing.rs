@@ -20,6 +20,7 @@ use http_body::{Body as HttpBody, Frame, SizeHint};
 use tonic::Status;
 use tonic::body::Body;
 
+use super::grpc_code::GRPC_ENCODING;
 use crate::transport::status;
 
 /// Paths whose requests are client streams (any number of messages, possibly none).
@@ -41,7 +42,7 @@ pub fn checked(request: http::Request<Body>) -> http::Request<Body> {
         .any(|prefix| request.uri().path().starts_with(prefix));
     let compressed_allowed = request
         .headers()
-        .get("grpc-encoding")
+        .get(&GRPC_ENCODING)
         .is_some_and(|v| !v.is_empty() && v.as_bytes() != b"identity");
     request.map(|body| {
         Body::new(CheckedBody {

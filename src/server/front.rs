@@ -127,6 +127,8 @@ where
 
 /// The response future of [`Front`]: the call layer's own on the gRPC path, a boxed one on the
 /// web path.
+// The large variant is the hot path: boxing it would cost every gRPC call an allocation.
+#[allow(clippy::large_enum_variant)]
 pub enum FrontFuture<F> {
     /// The gRPC path.
     Grpc(CallFuture<F, Body>),

@@ -1,5 +1,5 @@
-//! gRPC status codes as the server reads them from response headers and names them in metrics,
-//! logs and ErrorInfo reasons.
+//! gRPC's header names, and its status codes as the server reads them from response headers and
+//! names them in metrics, logs and ErrorInfo reasons.
 
 use http::{HeaderMap, HeaderName};
 use tonic::Code;
@@ -13,14 +13,25 @@ pub const GRPC_MESSAGE: HeaderName = HeaderName::from_static("grpc-message");
 /// The `grpc-status-details-bin` header (or trailer): an encoded `google.rpc.Status`.
 pub const GRPC_STATUS_DETAILS: HeaderName = HeaderName::from_static("grpc-status-details-bin");
 
+/// The `grpc-timeout` request header: the client's deadline.
+pub const GRPC_TIMEOUT: HeaderName = HeaderName::from_static("grpc-timeout");
+
+/// The `grpc-encoding` request header: the compression of the request's messages.
+pub const GRPC_ENCODING: HeaderName = HeaderName::from_static("grpc-encoding");
+
 /// gRPC codes are 0..=16.
 pub const CODE_COUNT: usize = 17;
 
 /// The gRPC code in a header map (`grpc-status`), if any.
 pub fn code_in(headers: &HeaderMap) -> Option<Code> {
-    headers
-        .get(GRPC_STATUS)
-        .and_then(|v| v.to_str().ok())
+    let value = headers.get(GRPC_STATUS)?;
+    if value.as_bytes() == b"0" {
+        // Every successful call ends so.
+        return Some(Code::Ok);
+    }
+    value
+        .to_str()
+        .ok()
         .and_then(|v| v.parse::<i32>().ok())
         .map(Code::from_i32)
 }

@@ -28,7 +28,7 @@ use super::call_body::{CallBody, ShutdownSignal};
 use super::call_future::{CallFuture, overloaded_response};
 use super::call_metrics::{METHOD_LABELS, method_index};
 use super::framing;
-use super::grpc_code::header_code;
+use super::grpc_code::{GRPC_TIMEOUT, header_code};
 use super::span::call_span;
 use crate::transport::status;
 
@@ -147,7 +147,7 @@ where
         let deadline_passed = !exempt
             && request
                 .headers()
-                .get("grpc-timeout")
+                .get(&GRPC_TIMEOUT)
                 .and_then(|value| value.to_str().ok())
                 .and_then(super::admission::grpc_timeout)
                 .is_some_and(|timeout| now.elapsed() >= timeout);

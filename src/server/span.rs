@@ -12,7 +12,8 @@ use super::grpc_code::code_name;
 use super::otlp::SPAN_TARGET;
 
 /// The span of one call of `label` (the method label): the log span, or with `traced` the
-/// traced span ([`traced_span`]).
+/// traced span, which also carries the OpenTelemetry RPC attributes and continues the
+/// caller's trace (`traceparent`).
 pub fn call_span(label: &'static str, headers: &HeaderMap, traced: bool) -> tracing::Span {
     if traced {
         return traced_span(label, headers);
