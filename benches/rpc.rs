@@ -5,6 +5,9 @@
 //!   limit) around a service that answers at once, against that bare service: what the layer
 //!   adds per call, without HTTP/2, protobuf or the engine. Metrics go to a Prometheus recorder and logs are at
 //!   the server's default level, as in `matchgrid serve`.
+//! - `rpc_handler`: the `ValidateSwap` handler alone (the transport's conversion and the
+//!   engine, no gRPC) on `rpc_load`'s 9x9 board: the work a matchgrid call does that the bare
+//!   echo server of `rpc_load` does not.
 //! - `rpc_loopback`: round-trip latency through the real server over loopback. Starts
 //!   `matchgrid serve` in-process on a free port and calls it with a tonic client, so the figure
 //!   is per-call latency including HTTP/2, protobuf and the engine.
@@ -16,7 +19,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use matchgrid::proto::{
     self, TapRequest, ValidateSwapRequest, collapse_puzzle_client::CollapsePuzzleClient,
     swap_puzzle_client::SwapPuzzleClient,
@@ -101,6 +104,29 @@ fn bench_layers(c: &mut Criterion) {
     group.finish();
 }
 
+fn bench_handler(c: &mut Criterion) {
+    // The board and swap of `benches/rpc_load.rs`.
+    let request = ValidateSwapRequest {
+        board: Some(board(
+            "RPRBBGORY/BRRPBYBYB/RGPGYBOGO/YRPYBPRBB/YBOOGBYBP/GYGGYOOPR/BPYYPBPOG/BOYPRBORR/YGORYOPPO",
+        )),
+        swap: Some(proto::Swap {
+            a: Some(proto::Position { row: 0, col: 0 }),
+            b: Some(proto::Position { row: 1, col: 0 }),
+        }),
+    };
+    let mut group = c.benchmark_group("rpc_handler");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("validate_swap_9x9", |b| {
+        b.iter_batched(
+            || request.clone(),
+            |request| black_box(matchgrid::transport::swap::validate_swap(request).unwrap()),
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
 fn bench_rpc(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -180,5 +206,5 @@ fn bench_rpc(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_layers, bench_rpc);
+criterion_group!(benches, bench_layers, bench_handler, bench_rpc);
 criterion_main!(benches);
