@@ -1,10 +1,13 @@
 //! RPC benchmarks (criterion): `cargo bench --bench rpc`.
 //!
-//! - `rpc_layers`: the layers the server puts around every call (`server::call_layers`:
-//!   telemetry, panic catching, health exemption, timeout, shedding, concurrency limit) around a
-//!   service that answers at once, against that bare service: what the layers add per call,
-//!   without HTTP/2, protobuf or the engine. Metrics go to a Prometheus recorder and logs are at
+//! - `rpc_layers`: the call layer the server puts around every call (`server::call_layers`:
+//!   telemetry, panic catching, health exemption, framing checks, timeout, shedding, concurrency
+//!   limit) around a service that answers at once, against that bare service: what the layer
+//!   adds per call, without HTTP/2, protobuf or the engine. Metrics go to a Prometheus recorder and logs are at
 //!   the server's default level, as in `matchgrid serve`.
+//! - `rpc_handler`: the `ValidateSwap` handler alone (the transport's conversion and the
+//!   engine, no gRPC) on `rpc_load`'s 9x9 board: the work a matchgrid call does that the bare
+//!   echo server of `rpc_load` does not.
 //! - `rpc_loopback`: round-trip latency through the real server over loopback. Starts
 //!   `matchgrid serve` in-process on a free port and calls it with a tonic client, so the figure
 //!   is per-call latency including HTTP/2, protobuf and the engine.
@@ -16,12 +19,13 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use matchgrid::proto::{
     self, TapRequest, ValidateSwapRequest, collapse_puzzle_client::CollapsePuzzleClient,
     swap_puzzle_client::SwapPuzzleClient,
 };
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
+use tonic::body::Body;
 use tower::{Layer, Service, ServiceExt};
 
 fn free_port() -> u16 {
@@ -47,14 +51,15 @@ fn serve_config(args: &[&str]) -> matchgrid::server::ServeConfig {
 /// `iters` calls, one at a time, as a connection makes them: ready, then call.
 async fn calls<S>(mut service: S, iters: u64) -> Duration
 where
-    S: Service<http::Request<()>>,
+    S: Service<http::Request<Body>>,
     S::Error: std::fmt::Debug,
 {
     let started = Instant::now();
     for _ in 0..iters {
         let request = http::Request::builder()
             .uri("/matchgrid.v1.SwapPuzzle/ValidateSwap")
-            .body(())
+            .header("content-type", "application/grpc")
+            .body(Body::empty())
             .unwrap();
         let ready = service.ready().await.unwrap();
         black_box(ready.call(request).await.unwrap());
@@ -68,7 +73,7 @@ fn bench_layers(c: &mut Criterion) {
     let prometheus = PrometheusBuilder::new()
         .set_buckets_for_metric(
             Matcher::Full("matchgrid_request_duration_seconds".to_owned()),
-            matchgrid::server::observe::LATENCY_BUCKETS,
+            matchgrid::server::call_metrics::LATENCY_BUCKETS,
         )
         .unwrap()
         .install_recorder()
@@ -77,8 +82,8 @@ fn bench_layers(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap();
-    let answer = tower::service_fn(|_: http::Request<()>| async {
-        Ok::<_, Infallible>(http::Response::new(()))
+    let answer = tower::service_fn(|_: http::Request<Body>| {
+        std::future::ready(Ok::<_, Infallible>(http::Response::new(Body::empty())))
     });
     let layered = matchgrid::server::call_layers(config.request_timeout, config.concurrency_limit)
         .layer(answer);
@@ -95,6 +100,29 @@ fn bench_layers(c: &mut Criterion) {
             prometheus.run_upkeep();
             elapsed
         })
+    });
+    group.finish();
+}
+
+fn bench_handler(c: &mut Criterion) {
+    // The board and swap of `benches/rpc_load.rs`.
+    let request = ValidateSwapRequest {
+        board: Some(board(
+            "RPRBBGORY/BRRPBYBYB/RGPGYBOGO/YRPYBPRBB/YBOOGBYBP/GYGGYOOPR/BPYYPBPOG/BOYPRBORR/YGORYOPPO",
+        )),
+        swap: Some(proto::Swap {
+            a: Some(proto::Position { row: 0, col: 0 }),
+            b: Some(proto::Position { row: 1, col: 0 }),
+        }),
+    };
+    let mut group = c.benchmark_group("rpc_handler");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("validate_swap_9x9", |b| {
+        b.iter_batched(
+            || request.clone(),
+            |request| black_box(matchgrid::transport::swap::validate_swap(request).unwrap()),
+            BatchSize::SmallInput,
+        )
     });
     group.finish();
 }
@@ -178,5 +206,5 @@ fn bench_rpc(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_layers, bench_rpc);
+criterion_group!(benches, bench_layers, bench_handler, bench_rpc);
 criterion_main!(benches);

@@ -19,7 +19,7 @@ const VALIDATE: &str = "/matchgrid.v1.SwapPuzzle/ValidateSwap";
 const TAP: &str = "/matchgrid.v1.CollapsePuzzle/Tap";
 const HEALTH_CHECK: &str = "/grpc.health.v1.Health/Check";
 
-/// `matchgrid_request_duration_seconds` buckets (observe.rs `LATENCY_BUCKETS`), plus +Inf.
+/// `matchgrid_request_duration_seconds` buckets (call_metrics.rs `LATENCY_BUCKETS`), plus +Inf.
 const BUCKETS: &[f64] = &[
     0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1,
     0.25, 0.5, 1.0, 2.5, 5.0,

@@ -4,16 +4,26 @@
 //!
 //! - this module: the clap [`Cli`] and [`Command`], the options shared by client commands, the
 //!   argument parsers and the dispatch ([`run`]);
-//! - `swap` and `collapse`: each family's commands and how they are run;
-//! - `render`: boards and moves as text, or the response as JSON.
+//! - `swap` and `collapse`: each family's commands (one clap struct and one function each);
+//! - `swap_text` and `collapse_text`: the text form of each family's answers;
+//! - `render`: boards, positions and swaps as text, the choice between text and JSON, and the
+//!   progress bar of long calls.
 
 mod collapse;
+mod collapse_text;
 mod render;
 mod swap;
+mod swap_text;
 
-pub use collapse::{CollapseCommand, ScoringArg};
+pub use collapse::{
+    CollapseCommand, CollapseGenerate, CollapseGroups, CollapseReplay, CollapseSolve, CollapseTap,
+    ScoringArg,
+};
 pub use render::render_board;
-pub use swap::{PolicyArg, RefillArg, SwapCommand};
+pub use swap::{
+    PolicyArg, RefillArg, SwapCommand, SwapDead, SwapGenerate, SwapHint, SwapReplay, SwapResolve,
+    SwapShuffle, SwapSimulate, SwapValidate,
+};
 
 use std::path::{Path, PathBuf};
 

@@ -150,3 +150,55 @@ pub(super) fn board_text(board: &proto::Board) -> String {
         Err(e) => format!("<{e}>"),
     }
 }
+/// Awaits `call`, drawing a progress bar on stderr (a terminal only) once it has run for
+/// 300 ms: against `max_millis` when set, else a spinner with the elapsed time; `label` names
+/// the work (`solving`, `simulating`).
+pub(super) async fn with_progress<T>(
+    label: &str,
+    max_millis: u32,
+    call: impl std::future::Future<Output = T>,
+) -> T {
+    use indicatif::{ProgressBar, ProgressStyle};
+    use std::time::{Duration, Instant};
+    let started = Instant::now();
+    tokio::pin!(call);
+    let mut bar: Option<ProgressBar> = None;
+    let mut ticks = tokio::time::interval(Duration::from_millis(100));
+    loop {
+        tokio::select! {
+            result = &mut call => {
+                if let Some(bar) = bar {
+                    bar.finish_and_clear();
+                }
+                return result;
+            }
+            _ = ticks.tick() => {
+                let elapsed = started.elapsed();
+                if elapsed < Duration::from_millis(300) {
+                    continue;
+                }
+                let bar = bar.get_or_insert_with(|| {
+                    if max_millis > 0 {
+                        ProgressBar::new(u64::from(max_millis)).with_style(
+                            ProgressStyle::with_template(
+                                &format!("{label} {{bar:40}} {{elapsed_precise}} of {{msg}}"),
+                            )
+                            .unwrap_or_else(|_| ProgressStyle::default_bar())
+                            .progress_chars("=> "),
+                        )
+                        .with_message(format!("{:.1} s", f64::from(max_millis) / 1000.0))
+                    } else {
+                        ProgressBar::new_spinner().with_style(
+                            ProgressStyle::with_template(&format!(
+                                "{{spinner}} {label} {{elapsed_precise}}"
+                            ))
+                                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                        )
+                    }
+                });
+                bar.set_position((elapsed.as_millis() as u64).min(u64::from(max_millis)));
+                bar.tick();
+            }
+        }
+    }
+}

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::{Request, Response, Status};
 
+use super::grpc_code::GRPC_TIMEOUT;
 use super::log_throttle::LogThrottle;
 use crate::proto;
 use crate::transport::status::{self, IntoStatus};
@@ -285,18 +286,25 @@ impl Drop for CancelOnDrop {
 /// The client's deadline from a request's `grpc-timeout` header (at most 8 digits and a unit:
 /// `H`, `M`, `S`, `m`, `u`, `n`), measured from now; None without a valid one.
 pub fn client_deadline<T>(request: &Request<T>) -> Option<Instant> {
-    deadline_from_grpc_timeout(request.metadata().get("grpc-timeout")?.to_str().ok()?)
+    let headers: &http::HeaderMap = request.metadata().as_ref();
+    deadline_from_grpc_timeout(headers.get(&GRPC_TIMEOUT)?.to_str().ok()?)
 }
 
 /// The deadline a `grpc-timeout` header value (at most 8 digits and a unit: `H`, `M`, `S`, `m`,
 /// `u`, `n`) sets, measured from now; None for an invalid value.
 pub fn deadline_from_grpc_timeout(value: &str) -> Option<Instant> {
+    Instant::now().checked_add(grpc_timeout(value)?)
+}
+
+/// The time a `grpc-timeout` header value (at most 8 digits and a unit: `H`, `M`, `S`, `m`,
+/// `u`, `n`) gives the call; None for an invalid value.
+pub fn grpc_timeout(value: &str) -> Option<Duration> {
     if value.len() < 2 || value.len() > 9 {
         return None;
     }
     let (digits, unit) = value.split_at(value.len() - 1);
     let amount: u64 = digits.parse().ok()?;
-    let timeout = match unit {
+    Some(match unit {
         "H" => Duration::from_secs(amount.saturating_mul(3600)),
         "M" => Duration::from_secs(amount.saturating_mul(60)),
         "S" => Duration::from_secs(amount),
@@ -304,8 +312,7 @@ pub fn deadline_from_grpc_timeout(value: &str) -> Option<Instant> {
         "u" => Duration::from_micros(amount),
         "n" => Duration::from_nanos(amount),
         _ => return None,
-    };
-    Instant::now().checked_add(timeout)
+    })
 }
 
 /// True when `deadline` has passed.

@@ -1,7 +1,8 @@
-//! [`FramingLayer`]: checks the gRPC length-prefixed framing of every request body before
-//! tonic decodes it, so a malformed frame is INVALID_ARGUMENT with a stable ErrorInfo reason
+//! [`checked`]: the gRPC length-prefixed framing of a request body, checked as tonic reads it
+//! (before it decodes), so a malformed frame is INVALID_ARGUMENT with a stable ErrorInfo reason
 //! (docs/rules.md section 4: "malformed request") instead of tonic's INTERNAL, and a unary
-//! request carrying a second message is refused instead of having it silently ignored.
+//! request carrying a second message is refused instead of having it silently ignored. The
+//! call layer ([`super::observe`]) applies it to every call.
 //!
 //! A frame is a 1-byte compressed flag (0, or 1 when the request's `grpc-encoding` names a
 //! compression), a 4-byte big-endian length and that many bytes
@@ -18,67 +19,38 @@ use bytes::Bytes;
 use http_body::{Body as HttpBody, Frame, SizeHint};
 use tonic::Status;
 use tonic::body::Body;
-use tower::{Layer, Service};
 
+use super::grpc_code::GRPC_ENCODING;
 use crate::transport::status;
 
 /// Paths whose requests are client streams (any number of messages, possibly none).
 const STREAMING_REQUEST_PREFIXES: &[&str] = &["/grpc.reflection."];
 
-/// The layer (see the module docs).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FramingLayer;
-
-impl<S> Layer<S> for FramingLayer {
-    type Service = Framing<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        Framing { inner }
+/// `request` with its body checked as it is read, when it is a gRPC request
+/// (`content-type: application/grpc...`); any other request as it is. A malformed body ends
+/// with the INVALID_ARGUMENT status of its first fault (see the module docs).
+pub fn checked(request: http::Request<Body>) -> http::Request<Body> {
+    let grpc = request
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"));
+    if !grpc {
+        return request;
     }
-}
-
-/// See [`FramingLayer`].
-#[derive(Clone, Debug)]
-pub struct Framing<S> {
-    inner: S,
-}
-
-impl<S> Service<http::Request<Body>> for Framing<S>
-where
-    S: Service<http::Request<Body>>,
-{
-    type Response = S::Response;
-    type Error = S::Error;
-    type Future = S::Future;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: http::Request<Body>) -> Self::Future {
-        let grpc = request
-            .headers()
-            .get(http::header::CONTENT_TYPE)
-            .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"));
-        if !grpc {
-            return self.inner.call(request);
-        }
-        let unary = !STREAMING_REQUEST_PREFIXES
-            .iter()
-            .any(|prefix| request.uri().path().starts_with(prefix));
-        let compressed_allowed = request
-            .headers()
-            .get("grpc-encoding")
-            .is_some_and(|v| !v.is_empty() && v.as_bytes() != b"identity");
-        let checked = request.map(|body| {
-            Body::new(CheckedBody {
-                inner: body,
-                checker: FrameChecker::new(unary, compressed_allowed),
-                done: false,
-            })
-        });
-        self.inner.call(checked)
-    }
+    let unary = !STREAMING_REQUEST_PREFIXES
+        .iter()
+        .any(|prefix| request.uri().path().starts_with(prefix));
+    let compressed_allowed = request
+        .headers()
+        .get(&GRPC_ENCODING)
+        .is_some_and(|v| !v.is_empty() && v.as_bytes() != b"identity");
+    request.map(|body| {
+        Body::new(CheckedBody {
+            inner: body,
+            checker: FrameChecker::new(unary, compressed_allowed),
+            done: false,
+        })
+    })
 }
 
 /// Follows the frames of a request body as its bytes arrive.
@@ -122,47 +94,56 @@ impl FrameChecker {
                 data = &data[n as usize..];
                 continue;
             }
-            if self.prefix_len == 0 && self.unary && self.messages >= 1 {
-                return Err(status::malformed_frame(
-                    "EXTRA_MESSAGE",
-                    "a unary request carries more than one message".to_owned(),
-                ));
+            if self.prefix_len == 0 {
+                if self.unary && self.messages >= 1 {
+                    return Err(status::malformed_frame(
+                        "EXTRA_MESSAGE",
+                        "a unary request carries more than one message".to_owned(),
+                    ));
+                }
+                // The usual case: the whole prefix in this chunk, read where it is.
+                if let Some((prefix, rest)) = data.split_first_chunk::<5>() {
+                    self.start_message(*prefix)?;
+                    data = rest;
+                    continue;
+                }
             }
             let n = (5 - self.prefix_len).min(data.len());
             self.prefix[self.prefix_len..self.prefix_len + n].copy_from_slice(&data[..n]);
             self.prefix_len += n;
             data = &data[n..];
             if self.prefix_len == 5 {
-                match self.prefix[0] {
-                    0 => {}
-                    1 if self.compressed_allowed => {}
-                    1 => {
-                        return Err(status::malformed_frame(
-                            "COMPRESSED_WITHOUT_ENCODING",
-                            "a message has the compressed flag set but the request names no \
-                             grpc-encoding (or identity)"
-                                .to_owned(),
-                        ));
-                    }
-                    flag => {
-                        return Err(status::malformed_frame(
-                            "INVALID_COMPRESSION_FLAG",
-                            format!("invalid compressed flag {flag} (only 0 and 1 are defined)"),
-                        ));
-                    }
-                }
-                let length = u32::from_be_bytes([
-                    self.prefix[1],
-                    self.prefix[2],
-                    self.prefix[3],
-                    self.prefix[4],
-                ]);
-                self.payload_len = u64::from(length);
-                self.payload_left = u64::from(length);
                 self.prefix_len = 0;
-                self.messages += 1;
+                self.start_message(self.prefix)?;
             }
         }
+        Ok(())
+    }
+
+    /// Starts a message at its 5-byte prefix: the compressed flag, then the length.
+    fn start_message(&mut self, prefix: [u8; 5]) -> Result<(), Status> {
+        match prefix[0] {
+            0 => {}
+            1 if self.compressed_allowed => {}
+            1 => {
+                return Err(status::malformed_frame(
+                    "COMPRESSED_WITHOUT_ENCODING",
+                    "a message has the compressed flag set but the request names no \
+                     grpc-encoding (or identity)"
+                        .to_owned(),
+                ));
+            }
+            flag => {
+                return Err(status::malformed_frame(
+                    "INVALID_COMPRESSION_FLAG",
+                    format!("invalid compressed flag {flag} (only 0 and 1 are defined)"),
+                ));
+            }
+        }
+        let length = u32::from_be_bytes([prefix[1], prefix[2], prefix[3], prefix[4]]);
+        self.payload_len = u64::from(length);
+        self.payload_left = u64::from(length);
+        self.messages += 1;
         Ok(())
     }
 

@@ -12,14 +12,21 @@
 //! [`admission::COMPRESS_MAX_BYTES`]).
 
 pub mod admission;
+pub mod call;
+pub mod call_body;
+pub mod call_future;
+pub mod call_metrics;
+pub mod codec_errors;
 pub mod config;
-pub mod exempt;
 pub mod framing;
+pub mod front;
+pub mod grpc_code;
 pub mod log_throttle;
 pub mod observe;
 pub mod otlp;
 pub mod playground;
 pub mod services;
+pub mod span;
 pub mod tls;
 
 use std::net::SocketAddr;
@@ -32,13 +39,11 @@ use tonic::codec::CompressionEncoding;
 use tonic::transport::Server;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
-use tower::layer::util::{Identity, Stack};
-use tower::timeout::TimeoutLayer;
 
+use call_metrics::LATENCY_BUCKETS;
 pub use config::{LogFormat, ServeConfig};
-use exempt::ExemptLayer;
-use framing::FramingLayer;
-use observe::{LATENCY_BUCKETS, ObserveLayer};
+use front::FrontLayer;
+use observe::ObserveLayer;
 
 use admission::Admission;
 pub use admission::COMPRESS_MAX_BYTES;
@@ -51,8 +56,8 @@ use crate::transport::ServiceLimits;
 /// Health entries this server reports, besides the overall `""` entry.
 pub const SERVICE_NAMES: &[&str] = &["matchgrid.v1.SwapPuzzle", "matchgrid.v1.CollapsePuzzle"];
 
-/// Paths that skip the concurrency limit, shedding and timeout: health checks must answer
-/// truthfully under overload, and Watch streams are long-lived by design.
+/// Paths that skip the concurrency limit, shedding, the deadline check and the timeout: health
+/// checks must answer truthfully under overload, and Watch streams are long-lived by design.
 const HEALTH_PATHS: &[&str] = &["/grpc.health.v1.Health/"];
 
 /// HTTP/2 keepalive ping interval and timeout.
@@ -75,33 +80,11 @@ macro_rules! with_codec_settings {
     };
 }
 
-/// The limits every call but health checks passes inside [`ObserveLayer`] (which applies the
-/// concurrency limit itself, so a call holds its slot until its response body is written):
-/// the request timeout.
-pub type LimitLayers = Stack<TimeoutLayer, Identity>;
-
-/// The layers around every call (see [`call_layers`]).
-pub type CallLayers = Stack<ExemptLayer<LimitLayers>, Stack<ObserveLayer, Identity>>;
-
-/// The layers the server puts around every call, outermost first: the concurrency limit,
-/// telemetry and panic catching ([`ObserveLayer`]; health checks skip the limit), then the
-/// timeout ([`LimitLayers`]) for every path but health checks ([`ExemptLayer`]).
-pub fn call_layers(request_timeout: Duration, concurrency_limit: u32) -> CallLayers {
-    layers_around(
-        ObserveLayer::new(request_timeout, concurrency_limit),
-        request_timeout,
-    )
-}
-
-/// [`call_layers`] with a given [`ObserveLayer`] (the server keeps its stream-shutdown handle).
-fn layers_around(observe: ObserveLayer, request_timeout: Duration) -> CallLayers {
-    let limits = tower::ServiceBuilder::new()
-        .layer(TimeoutLayer::new(request_timeout))
-        .into_inner();
-    tower::ServiceBuilder::new()
-        .layer(observe.exempt(HEALTH_PATHS))
-        .layer(ExemptLayer::new(limits, HEALTH_PATHS))
-        .into_inner()
+/// The call layer the server puts around every RPC ([`ObserveLayer`]: the concurrency limit,
+/// the deadline check, framing checks, the timeout, panic catching, metrics and the span; health
+/// checks skip the limit, the deadline check and the timeout).
+pub fn call_layers(request_timeout: Duration, concurrency_limit: u32) -> ObserveLayer {
+    ObserveLayer::new(request_timeout, concurrency_limit).exempt(HEALTH_PATHS)
 }
 
 /// Installs the log subscriber (stderr) for `config`'s format and level, and with
@@ -274,10 +257,14 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         None => None,
     };
 
-    let observe = ObserveLayer::new(config.request_timeout, config.concurrency_limit)
+    let observe = call_layers(config.request_timeout, config.concurrency_limit)
         .trace_context(config.otlp_endpoint().is_some());
     let stream_shutdown = observe.stream_shutdown();
-    let layers = layers_around(observe, config.request_timeout);
+    let front = FrontLayer::new(
+        observe,
+        playground::PageLayer::new(config.playground),
+        playground::cors_layer(&config.cors_allow_origin),
+    );
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let router = Server::builder()
         // gRPC-Web from browsers may come over HTTP/1.1.
@@ -286,13 +273,8 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
         .max_connection_age(config.max_connection_age)
         .max_connection_age_grace(CONNECTION_AGE_GRACE)
-        .layer(playground::PageLayer::new(config.playground))
-        .layer(tower::util::option_layer(playground::cors_layer(
-            &config.cors_allow_origin,
-        )))
-        .layer(tonic_web::GrpcWebLayer::new())
-        .layer(layers)
-        .layer(FramingLayer)
+        // Plain gRPC straight to the call layer; gRPC-Web, pages and CORS on the web path.
+        .layer(front)
         .add_service(with_codec_settings!(health_service, limit))
         .add_service(with_codec_settings!(reflection, limit))
         .add_service(swap)

@@ -38,8 +38,9 @@ use tracing_subscriber::registry::LookupSpan;
 /// The longest the exit waits for the last spans to reach the collector.
 pub const FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Where the per-RPC span is created (its tracing target).
-const SPAN_TARGET: &str = "matchgrid::server::observe";
+/// The tracing target of the per-RPC span and of the call layer's log lines (shed, timed-out
+/// and panicked calls), as where they were first written.
+pub const SPAN_TARGET: &str = "matchgrid::server::observe";
 
 /// The running exporter; [`OtlpExport::shutdown`] flushes it.
 #[derive(Debug)]
