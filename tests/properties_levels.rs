@@ -569,6 +569,18 @@ fn shuffle_text(text: &str, seed: u64) -> Result<Level, EngineError> {
     .map(|s| naive_level(s.level()))
 }
 
+/// Each of `texts` is refused as proven impossible, and the documented criterion says so.
+fn assert_proven_impossible(texts: &[&str]) {
+    for text in texts {
+        assert!(documented_impossible(&parse_level(text)), "{text}");
+        assert_eq!(
+            shuffle_text(text, 1).err(),
+            Some(EngineError::NoShuffleExists { proven: true }),
+            "{text}"
+        );
+    }
+}
+
 #[test]
 fn boards_without_holes_are_shuffled() {
     // Plain tiles with a kinds list: a level board with no hole and no special.
@@ -587,26 +599,14 @@ fn boards_without_holes_are_shuffled() {
 fn boards_with_no_cells_side_by_side_are_proven_impossible_whatever_their_tiles() {
     // A bomb or two specials make a swap valid only next to another tile; with holes between
     // every pair of cells there is none, and the refusal is certain.
-    for text in ["*", "*#/#R", "R-#/#G+", "*#*/#R#/*#*", "R#R#R/#R#R#"] {
-        assert_eq!(
-            shuffle_text(text, 1).err(),
-            Some(EngineError::NoShuffleExists { proven: true }),
-            "{text}"
-        );
-    }
+    assert_proven_impossible(&["*", "*#/#R", "R-#/#G+", "*#*/#R#/*#*", "R#R#R/#R#R#"]);
 }
 
 #[test]
 fn boards_without_a_possible_match_are_proven_impossible() {
     // No colour with three tiles, no bomb, at most one special; or three of a colour on a mask
     // with no line of three (2x2).
-    for text in ["RGB", "RGB/GBR", "R-GB/BGR", "RR/RR", "RR#/RR#"] {
-        assert_eq!(
-            shuffle_text(text, 1).err(),
-            Some(EngineError::NoShuffleExists { proven: true }),
-            "{text}"
-        );
-    }
+    assert_proven_impossible(&["RGB", "RGB/GBR", "R-GB/BGR", "RR/RR", "RR#/RR#"]);
     // Two specials side by side are a combination however the colours fall.
     assert!(shuffle_text("R-G+", 1).is_ok());
     assert!(shuffle_text("*R", 1).is_ok());
