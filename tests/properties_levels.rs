@@ -607,9 +607,12 @@ fn boards_without_a_possible_match_are_proven_impossible() {
     // No colour with three tiles, no bomb, at most one special; or three of a colour on a mask
     // with no line of three (2x2).
     assert_proven_impossible(&["RGB", "RGB/GBR", "R-GB/BGR", "RR/RR", "RR#/RR#"]);
-    // Two specials side by side are a combination however the colours fall.
-    assert!(shuffle_text("R-G+", 1).is_ok());
-    assert!(shuffle_text("*R", 1).is_ok());
+    // Two specials side by side are a combination however the colours fall, two of one kind
+    // and colour too; so is a bomb beside any tile.
+    for text in ["R-G+", "R-R-", "*R"] {
+        let shuffled = shuffle_text(text, 1).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(tiles(&shuffled), tiles(&parse_level(text)), "{text}");
+    }
 }
 
 /// With nothing to avoid (no run can form, every arrangement plays), each cell takes a tile
