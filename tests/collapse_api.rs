@@ -5,7 +5,6 @@ mod api_support;
 mod common;
 mod reference;
 
-use api_support::cell;
 use common::{
     TestServer, bad_request_fields, board, pos, precondition_subjects, precondition_violations,
     text,
@@ -15,17 +14,13 @@ use matchgrid::proto::{
     Board, CollapseCheckDeadStateRequest, CollapseCheckDeadStateResponse,
     CollapseGenerateBoardRequest, TapRequest, TapResponse,
 };
+use reference::Cell;
 use reference::collapse::Rule;
-use reference::{Cell, Grid};
+use reference::convert::{cell, falls_of, grid};
 use tonic::Code;
 use tonic::transport::Channel;
 
 type Client = CollapsePuzzleClient<Channel>;
-
-/// A wire board as a reference grid.
-fn grid(board: &Board) -> Grid {
-    Grid::of_wire(board)
-}
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -83,14 +78,6 @@ fn cleared_of(response: &TapResponse) -> Vec<Cell> {
     response.cleared.iter().map(|p| (p.row, p.col)).collect()
 }
 
-fn falls_of(response: &TapResponse) -> Vec<(Cell, Cell)> {
-    response
-        .falls
-        .iter()
-        .map(|f| (cell(&f.from), cell(&f.to)))
-        .collect()
-}
-
 fn shifts_of(response: &TapResponse) -> Vec<(u32, u32)> {
     response
         .column_shifts
@@ -110,7 +97,11 @@ fn check_tap(before: &Board, at: Cell, rule: Rule, min_group: usize, response: &
         before.cells[at.0 as usize * w + at.1 as usize],
         "{context}: colour"
     );
-    assert_eq!(falls_of(response), expected.falls, "{context}: falls");
+    assert_eq!(
+        falls_of(&response.falls),
+        expected.falls,
+        "{context}: falls"
+    );
     assert_eq!(shifts_of(response), expected.shifts, "{context}: shifts");
     assert_eq!(
         out_board(response),
@@ -144,7 +135,7 @@ fn check_dead_state(
     let got: Vec<(Cell, u32, usize)> = response
         .groups
         .iter()
-        .map(|g| (cell(&g.representative), g.color, g.size as usize))
+        .map(|g| (cell(g.representative), g.color, g.size as usize))
         .collect();
     assert_eq!(got, expected, "{context}: groups");
     for g in &response.groups {
@@ -252,7 +243,7 @@ async fn spec_rbb_rrr_rbb_gravity_then_column_collapse() {
     assert_eq!(response.color, 1);
     // Falls are reported before the column collapse.
     assert_eq!(
-        falls_of(&response),
+        falls_of(&response.falls),
         vec![((0, 1), (1, 1)), ((0, 2), (1, 2))]
     );
     assert_eq!(shifts_of(&response), vec![(1, 0), (2, 1)]);
@@ -359,7 +350,7 @@ async fn check_dead_state_lists_groups_with_rule_scores() {
     let listed: Vec<(Cell, u32, u32, u64)> = response
         .groups
         .iter()
-        .map(|g| (cell(&g.representative), g.color, g.size, g.score))
+        .map(|g| (cell(g.representative), g.color, g.size, g.score))
         .collect();
     assert_eq!(
         listed,
@@ -550,7 +541,7 @@ async fn emptied_columns_close_in_every_arrangement() {
         let response = tap(&mut client, case.board, case.at, Rule::PopStar).await;
         assert_eq!(out_board(&response), case.after, "{}", case.board);
         assert_eq!(shifts_of(&response), case.shifts, "{}", case.board);
-        assert_eq!(falls_of(&response), case.falls, "{}", case.board);
+        assert_eq!(falls_of(&response.falls), case.falls, "{}", case.board);
         check_tap(&board(case.board), case.at, Rule::PopStar, 2, &response);
     }
     // The full clear ends the game with the whole bonus.
@@ -717,7 +708,7 @@ async fn play(
         check_dead_state(&current, rule, effective, &listed);
         assert!(!listed.game_over, "the previous tap said the game went on");
         let group = &listed.groups[choose(listed.groups.len())];
-        let members = reference::collapse::component(&grid(&current), cell(&group.representative));
+        let members = reference::collapse::component(&grid(&current), cell(group.representative));
         // Tap any cell of the group: alternate between its first and last cell.
         let at = if moves % 2 == 0 {
             members[0]
@@ -805,9 +796,9 @@ async fn large_boards_are_handled_like_small_ones() {
         let best = listed
             .groups
             .iter()
-            .max_by_key(|g| (g.size, std::cmp::Reverse(cell(&g.representative))))
+            .max_by_key(|g| (g.size, std::cmp::Reverse(cell(g.representative))))
             .unwrap();
-        let at = cell(&best.representative);
+        let at = cell(best.representative);
         let response = client
             .tap(tap_request(&current, at, Rule::PopStar, 0))
             .await

@@ -7,7 +7,6 @@ mod api_support;
 mod common;
 mod reference;
 
-use api_support::cell;
 use common::{TestServer, board, level, level_text, swap, text};
 use matchgrid::proto::{
     Board, CollapseCheckDeadStateRequest, CollapseGenerateBoardRequest, CollapseSolveRequest,
@@ -15,13 +14,9 @@ use matchgrid::proto::{
     SolveSchedule, SwapCheckDeadStateRequest, SwapGenerateBoardRequest, TapRequest,
 };
 use prost::Message;
+use reference::Cell;
 use reference::collapse::Rule;
-use reference::{Cell, Grid};
-
-/// A wire board as a reference grid.
-fn grid(board: &Board) -> Grid {
-    Grid::of_wire(board)
-}
+use reference::convert::{cell, grid, groups_of, spawns_of, swaps_of};
 
 /// Sends `request` twice to `first` and once to `second`; the three encodings must be equal.
 macro_rules! same_bytes_everywhere {
@@ -36,20 +31,6 @@ macro_rules! same_bytes_everywhere {
         assert_eq!(other.encode_to_vec(), bytes, "another server process");
         one
     }};
-}
-
-fn groups_of(groups: &[matchgrid::proto::Group]) -> Vec<(u32, Vec<Cell>)> {
-    groups
-        .iter()
-        .map(|g| (g.color, g.cells.iter().map(|p| (p.row, p.col)).collect()))
-        .collect()
-}
-
-fn spawns_of(step: &matchgrid::proto::CascadeStep) -> Vec<(Cell, u32)> {
-    step.spawns
-        .iter()
-        .map(|s| (cell(&s.position), s.color))
-        .collect()
 }
 
 fn board_text(b: &Option<Board>) -> String {
@@ -96,11 +77,7 @@ async fn golden_swap_generate_board_9x9_6_colours_seed_7() {
             board: Some(generated.clone()),
         }
     );
-    let pairs: Vec<(Cell, Cell)> = listed
-        .valid_swaps
-        .iter()
-        .map(|s| (cell(&s.a), cell(&s.b)))
-        .collect();
+    let pairs = swaps_of(&listed.valid_swaps);
     let expected: Vec<(Cell, Cell)> = [
         (1, 3, 2, 3),
         (2, 0, 2, 1),
@@ -199,7 +176,7 @@ async fn golden_resolve_cascade_random_refill_four_steps() {
     {
         assert_eq!(step.index as usize, k + 1);
         assert_eq!(&groups_of(&step.groups), groups, "step {}", k + 1);
-        assert_eq!(&spawns_of(step), spawns, "step {}", k + 1);
+        assert_eq!(&spawns_of(&step.spawns), spawns, "step {}", k + 1);
         assert_eq!(step.score, *score, "step {}", k + 1);
         assert_eq!(board_text(&step.board), *after, "step {}", k + 1);
     }
@@ -270,7 +247,10 @@ async fn golden_resolve_cascade_on_the_generated_board() {
         groups_of(&step.groups),
         vec![(2, vec![(2, 3), (3, 3), (4, 3)])]
     );
-    assert_eq!(spawns_of(step), vec![((0, 3), 5), ((1, 3), 2), ((2, 3), 6)]);
+    assert_eq!(
+        spawns_of(&step.spawns),
+        vec![((0, 3), 5), ((1, 3), 2), ((2, 3), 6)]
+    );
     assert_eq!(step.score, 30);
     let after = "RRGPBPRPR/YPBGRGOBB/BOBOPBYYO/GBYGYPGOR/PGRBGYGPB/RRGYGYYGO/PRRGYORPB/\
                  BOYBBRBGY/YGGROYYBR";
@@ -404,7 +384,7 @@ async fn golden_collapse_game_first_group_each_move() {
             .await
             .unwrap()
             .into_inner();
-        let at = cell(&listed.groups[0].representative);
+        let at = cell(listed.groups[0].representative);
         let response = same_bytes_everywhere!(
             first,
             second,
@@ -469,7 +449,7 @@ async fn golden_collapse_solve_screened_restarts() {
     let bytes = answers[0].encode_to_vec();
     assert!(answers.iter().all(|r| r.encode_to_vec() == bytes));
     let solved = &answers[0];
-    let taps: Vec<Cell> = solved.moves.iter().map(|m| cell(&m.position)).collect();
+    let taps: Vec<Cell> = solved.moves.iter().map(|m| cell(m.position)).collect();
     let mut grid = grid(&board(COLLAPSE_10X10));
     let mut score = 0i64;
     for &at in &taps {
@@ -567,7 +547,10 @@ async fn golden_level_horizontal_four_makes_a_striped_piece() {
         vec![((0, 2), matchgrid::proto::PieceKind::StripedV as i32, 1)]
     );
     assert!(step.fired.is_empty() && step.effect_cleared.is_empty());
-    assert_eq!(spawns_of(step), vec![((0, 0), 2), ((0, 1), 2), ((0, 3), 2)]);
+    assert_eq!(
+        spawns_of(&step.spawns),
+        vec![((0, 0), 2), ((0, 1), 2), ((0, 3), 2)]
+    );
     assert_eq!(
         level_text(response.board.as_ref().unwrap()),
         "GGR|GB/YBGGY/GYBYG/BGYB#"

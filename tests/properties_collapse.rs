@@ -19,10 +19,11 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseResult;
 
 use prop_support::{
-    Fault, SplitMix, board_faults, check_faults, config, raw_grid, wild_wire_board,
+    Fault, SplitMix, board_faults, check_faults, config, min_group_of, raw_grid, wild_wire_board,
 };
+use reference::Grid;
 use reference::collapse::{self as naive, Rule};
-use reference::{Cell, Grid};
+use reference::convert::{pos, pos_at};
 
 // ---------------------------------------------------------------------------------------------
 // The reference (tests/reference/collapse.rs) in the engine's vocabulary
@@ -38,16 +39,6 @@ const RULES: [ScoringRule; 4] = [
 /// The engine's settled board for a grid that is settled.
 fn settled_board(g: &Grid) -> SettledBoard {
     SettledBoard::try_from(g.board()).unwrap()
-}
-
-/// The engine position of a reference cell.
-fn pos((row, col): Cell) -> Position {
-    Position::new(row, col)
-}
-
-/// The cell of row-major index `i`, as an engine position.
-fn pos_at(g: &Grid, i: usize) -> Position {
-    pos(g.cell(i))
 }
 
 /// The reference's name for an engine scoring rule.
@@ -886,9 +877,4 @@ fn boards_at_the_size_limit_match_the_model() {
             }
         }
     }
-}
-
-/// The engine's typed `min_group` for a test value in `2..=4096`.
-fn min_group_of(min_group: usize) -> engine::MinGroup {
-    engine::MinGroup::parse(min_group as u32).expect("test min_group is 2..=4096")
 }

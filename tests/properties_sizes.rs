@@ -27,8 +27,9 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseResult;
 
-use prop_support::{SplitMix, config, repair_stable};
+use prop_support::{SplitMix, config, min_group_of, repair_stable};
 use reference::collapse::{self as collapse_ref, Rule};
+use reference::convert::{cell, cells, falls_of, groups_of, pos, spawns_of, swaps_of};
 use reference::swap::{self as swap_ref, Verdict};
 use reference::{Cell, Grid};
 
@@ -57,36 +58,6 @@ const RULES: [(ScoringRule, Rule); 4] = [
 // ---------------------------------------------------------------------------------------------
 // Engine values as reference values
 // ---------------------------------------------------------------------------------------------
-
-fn cell(p: Position) -> Cell {
-    (p.row, p.col)
-}
-
-fn pos((row, col): Cell) -> Position {
-    Position::new(row, col)
-}
-
-fn cells(positions: &[Position]) -> Vec<Cell> {
-    positions.iter().map(|&p| cell(p)).collect()
-}
-
-fn groups_of(groups: &[engine::Group]) -> Vec<(u32, Vec<Cell>)> {
-    groups
-        .iter()
-        .map(|g| (u32::from(g.color), cells(&g.cells)))
-        .collect()
-}
-
-fn falls_of(falls: &[engine::Fall]) -> Vec<(Cell, Cell)> {
-    falls.iter().map(|f| (cell(f.from), cell(f.to))).collect()
-}
-
-fn spawns_of(spawns: &[engine::Spawn]) -> Vec<(Cell, u32)> {
-    spawns
-        .iter()
-        .map(|s| (cell(s.position), u32::from(s.color)))
-        .collect()
-}
 
 fn verdict_of(verdict: SwapVerdict) -> Verdict {
     match verdict {
@@ -243,10 +214,7 @@ fn check_moves(g: &Grid) -> TestCaseResult {
     prop_assert!(stable.is_ok(), "StableBoard refused {:?}: {:?}", g, stable);
     let stable = stable.unwrap();
     let expected = swap_ref::valid_swaps(g);
-    let listed: Vec<(Cell, Cell)> = engine::valid_swaps(&stable)
-        .iter()
-        .map(|s| (cell(s.a), cell(s.b)))
-        .collect();
+    let listed = swaps_of(&engine::valid_swaps(&stable));
     prop_assert_eq!(&listed, &expected, "valid_swaps on {:?}", g);
     prop_assert_eq!(
         engine::count_valid_swaps(&stable),
@@ -870,9 +838,4 @@ fn the_checks_reject_tampered_outcomes() {
             );
         }
     }
-}
-
-/// The engine's typed `min_group` for a test value in `2..=4096`.
-fn min_group_of(min_group: usize) -> engine::MinGroup {
-    engine::MinGroup::parse(min_group as u32).expect("test min_group is 2..=4096")
 }

@@ -26,8 +26,9 @@ use prop_support::{
     Fault, SplitMix, board_faults, check_faults, config, raw_grid, repair_stable, well_formed,
     wild_wire_board,
 };
+use reference::convert::{pos, pos_at};
 use reference::swap as naive;
-use reference::{Cell, Grid, gravity};
+use reference::{Grid, gravity};
 
 // ---------------------------------------------------------------------------------------------
 // The reference (tests/reference/swap.rs) in the engine's vocabulary
@@ -36,16 +37,6 @@ use reference::{Cell, Grid, gravity};
 /// The engine's stable board for a grid that is stable.
 fn stable_board(g: &Grid) -> StableBoard {
     StableBoard::try_from(g.board()).unwrap()
-}
-
-/// The engine position of a reference cell.
-fn pos((row, col): Cell) -> Position {
-    Position::new(row, col)
-}
-
-/// The cell of row-major index `i`, as an engine position.
-fn pos_at(g: &Grid, i: usize) -> Position {
-    pos(g.cell(i))
 }
 
 /// The empty cells, row-major.
@@ -196,10 +187,6 @@ fn small_full_grid(
             let cells = drawn[..w * h].iter().map(|c| (c - 1) % k + 1).collect();
             Grid::new(w, h, cells)
         })
-}
-
-fn position(row: u32, col: u32) -> Position {
-    Position::new(row, col)
 }
 
 /// A coordinate: mostly small, sometimes huge.
@@ -640,7 +627,7 @@ fn swaps_of_wire(swaps: &[proto::Swap]) -> Vec<(Position, Position)> {
         .iter()
         .map(|s| {
             let (a, b) = (s.a.unwrap(), s.b.unwrap());
-            (position(a.row, a.col), position(b.row, b.col))
+            (Position::new(a.row, a.col), Position::new(b.row, b.col))
         })
         .collect()
 }
@@ -695,7 +682,7 @@ proptest! {
         let listed = naive_valid_swaps(&g);
         for i in 0..g.cells.len() {
             let a = pos_at(&g, i);
-            for b in [position(a.row, a.col + 1), position(a.row + 1, a.col)] {
+            for b in [Position::new(a.row, a.col + 1), Position::new(a.row + 1, a.col)] {
                 if (b.row as usize) < g.h && (b.col as usize) < g.w {
                     let expected = if listed.contains(&(a, b)) { SwapVerdict::Ok } else { SwapVerdict::NoMatch };
                     prop_assert_eq!(engine::judge_swap(&stable_board(&g), Swap::new(a, b)), expected);
@@ -720,16 +707,16 @@ proptest! {
     ) {
         // Mostly pick `a` on the board so most verdicts are decided by the cells.
         let a = if a.0 < 70 && a.1 < 70 {
-            position(a.0 % g.h as u32, a.1 % g.w as u32)
+            Position::new(a.0 % g.h as u32, a.1 % g.w as u32)
         } else {
-            position(a.0, a.1)
+            Position::new(a.0, a.1)
         };
         let b = match far_b {
-            Some((r, c)) => position(r, c),
+            Some((r, c)) => Position::new(r, c),
             None => {
                 let r = (i64::from(a.row) + offset.0).clamp(0, i64::from(u32::MAX)) as u32;
                 let c = (i64::from(a.col) + offset.1).clamp(0, i64::from(u32::MAX)) as u32;
-                position(r, c)
+                Position::new(r, c)
             }
         };
         check_verdict(&g, a, b)?;
@@ -1096,7 +1083,7 @@ proptest! {
                 if s.b.is_none() {
                     swap_faults.push(Fault::Param("swap.b"));
                 }
-                s.a.zip(s.b).map(|(a, b)| (position(a.row, a.col), position(b.row, b.col)))
+                s.a.zip(s.b).map(|(a, b)| (Position::new(a.row, a.col), Position::new(b.row, b.col)))
             }
         };
 
@@ -1317,7 +1304,7 @@ fn spec_examples_agree_with_the_oracles() {
     let rrg = Grid::parse("RRG/GGR");
     assert_eq!(
         naive_valid_swaps(&rrg),
-        vec![(position(0, 2), position(1, 2))]
+        vec![(Position::new(0, 2), Position::new(1, 2))]
     );
     check_swaps(&rrg).unwrap();
     assert_eq!(naive_groups(&Grid::parse("RRR/RRR"))[0].1.len(), 6);
@@ -1337,7 +1324,7 @@ fn spec_examples_agree_with_the_oracles() {
         max_steps: 100,
     };
     let g = Grid::parse("GRYY/YRRG/BGYY/BGGY");
-    let (a, b) = (position(0, 3), position(1, 3));
+    let (a, b) = (Position::new(0, 3), Position::new(1, 3));
     let outcome = resolve_and_check(&g, a, b, none, 0);
     assert_eq!(outcome.steps.len(), 2);
     assert_eq!(Grid::of(&outcome.board), Grid::parse("G.../YRY./BRR./BGY."));
@@ -1397,7 +1384,7 @@ fn boards_at_the_size_limit_match_the_oracles() {
 #[test]
 fn the_cascade_checker_rejects_tampered_outcomes() {
     let g = Grid::parse("GRYY/YRRG/BGYY/BGGY");
-    let (a, b) = (position(0, 3), position(1, 3));
+    let (a, b) = (Position::new(0, 3), Position::new(1, 3));
     let start = swapped(&g, a, b);
     for refill in [Refill::None, Refill::Random { colors: 4 }] {
         let options = CascadeOptions {

@@ -14,15 +14,11 @@ mod reference;
 
 use matchgrid::proto::{self, Board};
 use matchgrid::transport::collapse as rpc;
+use reference::Cell;
 use reference::collapse::Rule;
-use reference::{Cell, Grid};
+use reference::convert::grid;
 
 const SIDE: usize = 15;
-
-/// A wire board as a reference grid.
-fn grid(board: &Board) -> Grid {
-    Grid::of_wire(board)
-}
 
 /// Brute-force legal groups (size >= 2): (first cell, colour, size), by first cell.
 fn legal_groups(board: &Board) -> Vec<(Cell, u32, usize)> {

@@ -5,15 +5,14 @@ mod api_support;
 mod common;
 mod reference;
 
-use api_support::cell;
 use common::{TestServer, board, spec_swap_example, swap, text};
 use matchgrid::proto::swap_puzzle_client::SwapPuzzleClient;
 use matchgrid::proto::{
-    Board, CascadeStep, Group, RefillMode, ResolveCascadeRequest, ResolveCascadeResponse,
-    ShuffleRequest, SwapCheckDeadStateRequest, SwapGenerateBoardRequest, SwapVerdict,
-    ValidateSwapRequest,
+    Board, CascadeStep, RefillMode, ResolveCascadeRequest, ResolveCascadeResponse, ShuffleRequest,
+    SwapCheckDeadStateRequest, SwapGenerateBoardRequest, SwapVerdict, ValidateSwapRequest,
 };
-use reference::{Cell, Grid, gravity};
+use reference::convert::{cell, falls_of, grid, groups_of, swaps_of};
+use reference::{Cell, gravity};
 use tonic::transport::Channel;
 
 type Client = SwapPuzzleClient<Channel>;
@@ -22,36 +21,12 @@ type Client = SwapPuzzleClient<Channel>;
 // helpers
 // ---------------------------------------------------------------------------------------------
 
-fn group_cells(group: &Group) -> Vec<Cell> {
-    group.cells.iter().map(|p| (p.row, p.col)).collect()
-}
-
-fn groups_of(groups: &[Group]) -> Vec<(u32, Vec<Cell>)> {
-    groups.iter().map(|g| (g.color, group_cells(g))).collect()
-}
-
-fn falls_of(step: &CascadeStep) -> Vec<(Cell, Cell)> {
-    step.falls
-        .iter()
-        .map(|f| (cell(&f.from), cell(&f.to)))
-        .collect()
-}
-
-fn swap_pairs(swaps: &[matchgrid::proto::Swap]) -> Vec<(Cell, Cell)> {
-    swaps.iter().map(|s| (cell(&s.a), cell(&s.b))).collect()
-}
-
 fn final_board(response: &ResolveCascadeResponse) -> &Board {
     response.board.as_ref().expect("final board")
 }
 
 fn step_board(step: &CascadeStep) -> &Board {
     step.board.as_ref().expect("step board")
-}
-
-/// A wire board as a reference grid.
-fn grid(board: &Board) -> Grid {
-    Grid::of_wire(board)
 }
 
 /// A ResolveCascade request under NONE refill.
@@ -102,7 +77,7 @@ async fn dead_state(client: &mut Client, b: &Board) -> Vec<(Cell, Cell)> {
         .await
         .expect("CheckDeadState")
         .into_inner();
-    let pairs = swap_pairs(&response.valid_swaps);
+    let pairs = swaps_of(&response.valid_swaps);
     assert_eq!(response.dead, pairs.is_empty(), "dead flag vs list");
     pairs
 }
@@ -167,7 +142,11 @@ fn check_resolution(
             let (fallen, falls) = gravity(&grid(&previous).cleared(&all));
             (fallen.proto(), falls)
         };
-        assert_eq!(falls_of(step), falls, "{context}: falls of step {index}");
+        assert_eq!(
+            falls_of(&step.falls),
+            falls,
+            "{context}: falls of step {index}"
+        );
         let cleared: usize = step.groups.iter().map(|g| g.cells.len()).sum();
         let expected_score: u64 = step
             .groups
@@ -183,7 +162,7 @@ fn check_resolution(
         match random_colors {
             Some(colors) => {
                 let holes = grid(&after_gravity).empty_cells();
-                let spawned: Vec<Cell> = step.spawns.iter().map(|s| cell(&s.position)).collect();
+                let spawned: Vec<Cell> = step.spawns.iter().map(|s| cell(s.position)).collect();
                 assert_eq!(spawned, holes, "{context}: spawns of step {index}");
                 if !step.groups.is_empty() {
                     assert_eq!(
@@ -198,7 +177,7 @@ fn check_resolution(
                         "{context}: spawn colour {} outside 1..={colors}",
                         s.color
                     );
-                    let (r, c) = cell(&s.position);
+                    let (r, c) = cell(s.position);
                     expected_board.cells[(r * expected_board.width + c) as usize] = s.color;
                 }
                 assert_eq!(
@@ -338,7 +317,7 @@ async fn spec_l_shape_is_one_group_of_five() {
     );
     assert_eq!(step.score, 50);
     assert_eq!(
-        falls_of(step),
+        falls_of(&step.falls),
         vec![
             ((0, 1), (1, 1)),
             ((0, 2), (1, 2)),
@@ -408,7 +387,7 @@ async fn spec_column_then_row_cascade_under_none_refill() {
         vec![(4, vec![(1, 3), (2, 3), (3, 3)])],
         "step 1 is the Y column"
     );
-    assert_eq!(falls_of(one), vec![((0, 3), (3, 3))]);
+    assert_eq!(falls_of(&one.falls), vec![((0, 3), (3, 3))]);
     assert_eq!(one.score, 30);
     assert_eq!(text(step_board(one)), "GRY./YRR./BGY./BGGG");
     assert_eq!(
@@ -649,7 +628,7 @@ async fn resolve_cascade_without_swap_settles_empty_cells_first() {
     let step = &response.steps[0];
     assert_eq!(step.index, 1);
     assert!(step.groups.is_empty() && step.spawns.is_empty());
-    assert_eq!(falls_of(step), vec![((0, 0), (1, 0))]);
+    assert_eq!(falls_of(&step.falls), vec![((0, 0), (1, 0))]);
     assert_eq!(step.score, 0);
     assert_eq!(text(final_board(&response)), "..G/RGB/GBR");
     assert!(!response.stable && !response.dead);
@@ -709,7 +688,7 @@ async fn resolve_cascade_random_refill_accepts_one_colour() {
     assert_eq!(response.steps.len(), 1);
     let spawns = &response.steps[0].spawns;
     assert_eq!(spawns.len(), 1);
-    assert_eq!((cell(&spawns[0].position), spawns[0].color), ((0, 2), 1));
+    assert_eq!((cell(spawns[0].position), spawns[0].color), ((0, 2), 1));
     assert_eq!(text(step_board(&response.steps[0])), "RGR/GRG/RGR");
     check_resolution(&start, None, Some(1), &response);
 }

@@ -1,21 +1,8 @@
-//! Helpers of the API tests (swap_api, collapse_api, golden, samegame_standard) around the
-//! reference rules in `tests/reference`: wire positions as reference cells, and the standard
-//! SameGame positions they play.
+//! The standard SameGame positions the API tests (collapse_api, collapse_solve, samegame_standard)
+//! play. Wire values in the reference's terms are in `tests/reference/convert.rs`.
 #![allow(dead_code)] // each test binary uses a different part of the support
 
-use matchgrid::proto::{Board, Position};
-
-use crate::reference::Cell;
-
-/// The `(row, col)` of a required proto position.
-pub fn cell(position: &Option<Position>) -> Cell {
-    let p = position.as_ref().expect("position present");
-    (p.row, p.col)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Standard positions
-// ---------------------------------------------------------------------------------------------
+use matchgrid::proto::Board;
 
 /// The 20 standard 15x15, 5-colour SameGame positions of the research literature (data file
 /// `data/samegame-standard-20.txt`: 20 blocks of 15 lines of 15 integers

@@ -1,6 +1,8 @@
-//! Support of the property tests (properties_swap, properties_collapse, properties_sizes):
-//! proptest settings, random reference grids, a stable-board repair, the test's own RNG, and the
-//! fault bookkeeping of the no-panic properties. The rules themselves are in `tests/reference`.
+//! Support of the property tests (properties_swap, properties_collapse, properties_sizes,
+//! properties_levels): proptest settings, random reference grids, a stable-board repair, the
+//! test's own RNG, the engine's `min_group`, and the fault bookkeeping of the no-panic
+//! properties. The rules themselves are in `tests/reference`, and the conversions of engine
+//! values to the reference's terms in `tests/reference/convert.rs`.
 #![allow(dead_code)] // each property test binary uses a different part of the support
 
 use std::fmt;
@@ -81,6 +83,11 @@ pub fn repair_stable(mut g: Grid, colors: u32) -> Grid {
         }
     }
     g
+}
+
+/// The engine's typed `min_group` for a test value in `2..=4096`.
+pub fn min_group_of(min_group: usize) -> matchgrid::engine::MinGroup {
+    matchgrid::engine::MinGroup::parse(min_group as u32).expect("test min_group is 2..=4096")
 }
 
 /// A raw wire board: sides 0..=70, a cell count sometimes off by a few, values up to 20.
