@@ -21,17 +21,8 @@ use proptest::prelude::*;
 
 use prop_support::{SplitMix, config};
 use reference::collapse::{self as naive, Rule};
+use reference::convert::{cell, cells, falls_of, pos};
 use reference::{Cell, Grid};
-
-/// The engine position of a reference cell.
-fn pos((row, col): Cell) -> Position {
-    Position::new(row, col)
-}
-
-/// The reference cell of an engine position.
-fn cell(position: Position) -> Cell {
-    (position.row, position.col)
-}
 
 fn settled(g: &Grid) -> SettledBoard {
     SettledBoard::try_from(g.board()).unwrap()
@@ -172,18 +163,9 @@ fn check_board(g: &Grid, min: usize, moves: usize, mix: &mut SplitMix) {
                 tapped.board.cells,
                 "{label} tap {at:?}"
             );
-            assert_eq!(
-                outcome.cleared,
-                tapped.cleared.iter().map(|&c| pos(c)).collect::<Vec<_>>(),
-                "{label}"
-            );
+            assert_eq!(cells(&outcome.cleared), tapped.cleared, "{label}");
             assert_eq!(u32::from(outcome.color), tapped.color);
-            let falls: Vec<(Cell, Cell)> = outcome
-                .falls
-                .iter()
-                .map(|fall| (cell(fall.from), cell(fall.to)))
-                .collect();
-            assert_eq!(falls, tapped.falls, "{label} tap {at:?}");
+            assert_eq!(falls_of(&outcome.falls), tapped.falls, "{label} tap {at:?}");
             let shifts: Vec<(u32, u32)> = outcome
                 .column_shifts
                 .iter()
@@ -275,19 +257,13 @@ fn check_compact(board: &SettledBoard, min: usize, mix: &mut SplitMix) {
         let reference = naive::tap(&current, at);
         let recorded = recorded.unwrap();
         assert_eq!(cells_of(&recorded.board), reference.board.cells, "{label}");
-        let falls: Vec<(Cell, Cell)> = recorded
-            .falls
-            .iter()
-            .map(|fall| (cell(fall.from), cell(fall.to)))
-            .collect();
         let shifts: Vec<(u32, u32)> = recorded
             .column_shifts
             .iter()
             .map(|shift| (shift.from_col, shift.to_col))
             .collect();
-        let cleared: Vec<Cell> = recorded.cleared.iter().map(|&p| cell(p)).collect();
         assert_eq!(
-            (cleared, falls, shifts),
+            (cells(&recorded.cleared), falls_of(&recorded.falls), shifts),
             (reference.cleared, reference.falls, reference.shifts),
             "{label}"
         );
