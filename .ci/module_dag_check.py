@@ -27,9 +27,25 @@ def module_path(src: Path, path: Path) -> tuple:
     return tuple(parts)
 
 
+TEST_MODULE_FILE = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([a-z]+\))?\s+)?mod\s+(\w+)\s*;")
+
+
 def code_of(path: Path) -> str:
-    text = path.read_text(encoding="utf-8").split("#[cfg(test)]", 1)[0]
+    """The file's code outside tests: `#[cfg(test)] mod x;` lines are dropped (their files are
+    test modules, see `test_modules`), and an inline `#[cfg(test)]` item ends the code (test
+    modules sit at the end of a file)."""
+    text = TEST_MODULE_FILE.sub("", path.read_text(encoding="utf-8"))
+    text = text.split("#[cfg(test)]", 1)[0]
     return "\n".join(line.split("//", 1)[0] for line in text.splitlines())
+
+
+def test_modules(src: Path, files: dict) -> set:
+    """Modules declared `#[cfg(test)] mod x;`: test code in a file of its own."""
+    found = set()
+    for here, path in files.items():
+        for name in TEST_MODULE_FILE.findall(path.read_text(encoding="utf-8")):
+            found.add(here + (name,))
+    return found
 
 
 def references(text: str):
@@ -53,6 +69,8 @@ def resolve(anchor: str, rest: str, here: tuple, modules: set) -> tuple:
 def check(src: Path) -> tuple:
     files = {module_path(src, p): p for p in src.rglob("*.rs")}
     modules = set(files)
+    for test_module in test_modules(src, files):
+        files.pop(test_module, None)
     graphs = {}
     for here, path in files.items():
         for anchor, rest in references(code_of(path)):

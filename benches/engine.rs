@@ -13,23 +13,11 @@ use matchgrid::engine::{
     StableBoard, Swap,
 };
 use matchgrid::engine::{CollapseGame, CollapsePlayout, CompactGame};
-use matchgrid::engine::{
-    LevelBoard, PieceKind, StableLevel, generate_level_board, level_valid_swaps, resolve_level_swap,
-};
 
+#[path = "../engine/examples/fixtures/mod.rs"]
+mod fixtures;
+use fixtures::{level_boards, swap_boards};
 use rand::Rng;
-
-fn swap_boards(width: u32, height: u32, colors: u32, count: u64) -> Vec<(StableBoard, Swap)> {
-    let size = GenerationSize::for_swap(width, height, colors).unwrap();
-    (0..count)
-        .map(|seed| {
-            let mut rng = engine::rng_from_seed(seed);
-            let (board, _) = engine::generate_swap_board(size, 1, &mut rng).unwrap();
-            let first = engine::valid_swaps(&board)[0];
-            (board, first)
-        })
-        .collect()
-}
 
 /// The naive baseline: every adjacent pair swapped on a copy of the cells, then the two lines
 /// through each swapped cell scanned for three in a row (what a first implementation does).
@@ -97,6 +85,7 @@ fn bench_seed_workloads(c: &mut Criterion) {
         refill: Refill::Random { colors: 5 },
         auto_shuffle: true,
         max_steps: 1000,
+        specials: false,
     };
     group.throughput(Throughput::Elements(MOVES_PER_BOARD));
     group.bench_function("full_move_x50", |b| {
@@ -175,9 +164,9 @@ fn simulated_turn(board: StableBoard, swap: Swap, options: CascadeOptions, seed:
 
 /// [`recorded_turn`] on a level board.
 #[inline(never)]
-fn level_recorded_turn(level: StableLevel, swap: Swap, options: CascadeOptions, seed: u64) {
+fn level_recorded_turn(level: StableBoard, swap: Swap, options: CascadeOptions, seed: u64) {
     let mut rng = engine::rng_from_seed(seed);
-    black_box(resolve_level_swap(level, swap, options, &mut rng).unwrap());
+    black_box(engine::resolve_swap(level, swap, options, &mut rng).unwrap());
 }
 
 fn bench_swap(c: &mut Criterion) {
@@ -211,7 +200,7 @@ fn bench_swap(c: &mut Criterion) {
         group.bench_function("valid_swap_count_naive_baseline", |b| {
             b.iter(|| {
                 next = (next + 1) % boards.len();
-                black_box(naive_valid_swap_count(boards[next].0.board()))
+                black_box(naive_valid_swap_count(boards[next].0.colors()))
             })
         });
         group.bench_function("validate_swap", |b| {
@@ -227,6 +216,7 @@ fn bench_swap(c: &mut Criterion) {
             },
             auto_shuffle: true,
             max_steps: 1000,
+            specials: false,
         };
         let turns: [(&str, TurnFn); 2] = [
             ("full_turn_recorded", recorded_turn),
@@ -248,51 +238,6 @@ fn bench_swap(c: &mut Criterion) {
     }
 }
 
-/// Stable 9x9, 6-colour level boards with about 10% holes (a random mask) and about 10% of
-/// their tiles turned special (striped, wrapped or colour bomb, uniformly), each with its first
-/// valid swap (a combination when one comes first).
-fn level_boards(count: u64) -> Vec<(StableLevel, Swap)> {
-    let size = GenerationSize::for_swap(9, 9, 6).unwrap();
-    let mut boards = Vec::new();
-    let mut seed = 0u64;
-    while boards.len() < count as usize {
-        seed += 1;
-        let mut rng = engine::rng_from_seed(seed);
-        let holes: Vec<bool> = (0..81).map(|_| rng.random_bool(0.1)).collect();
-        let Ok((level, _)) = generate_level_board(size, 1, holes, &mut rng) else {
-            continue;
-        };
-        let level = level.into_level();
-        let mut cells = level.board().cells().to_vec();
-        let mut kinds = level.kinds().to_vec();
-        for index in 0..cells.len() {
-            if level.is_tile(index) && rng.random_bool(0.1) {
-                kinds[index] = match rng.random_range(0..4) {
-                    0 => PieceKind::StripedH,
-                    1 => PieceKind::StripedV,
-                    2 => PieceKind::Wrapped,
-                    _ => {
-                        cells[index] = 0;
-                        PieceKind::ColorBomb
-                    }
-                };
-            }
-        }
-        let cells: Vec<u32> = cells.into_iter().map(u32::from).collect();
-        let board = Board::from_raw(9, 9, &cells).unwrap();
-        let Ok(special) = LevelBoard::new(board, level.holes().to_vec(), kinds) else {
-            continue;
-        };
-        let Ok(stable) = StableLevel::try_from(special) else {
-            continue;
-        };
-        if let Some(&(swap, _)) = level_valid_swaps(&stable).first() {
-            boards.push((stable, swap));
-        }
-    }
-    boards
-}
-
 /// A full turn on a level board (holes and special pieces, cell by cell), as `ResolveCascade`
 /// runs it: judge, resolve with random refill recording every step, judge the final board.
 /// Compare with `swap_9x9_6c/full_turn_recorded` and `full_turn` on plain boards.
@@ -304,6 +249,7 @@ fn bench_levels(c: &mut Criterion) {
         refill: Refill::Random { colors: 6 },
         auto_shuffle: true,
         max_steps: 1000,
+        specials: true,
     };
     let mut next = 0usize;
     group.bench_function("full_turn_recorded", |b| {

@@ -123,14 +123,11 @@ fn bench_features(c: &mut Criterion) {
     }
 
     // The engine work alone: every valid swap's NONE-refill cascade (no proto conversion).
-    let board = match matchgrid::transport::convert::swap_board_from_proto(hint.board.clone()) {
-        Ok(matchgrid::transport::convert::SwapBoard::Plain(board)) => {
-            matchgrid::engine::StableBoard::try_from(board).unwrap()
-        }
-        _ => unreachable!("a plain board"),
-    };
+    let board = matchgrid::transport::convert::swap_board_from_proto(hint.board.clone())
+        .and_then(matchgrid::engine::StableBoard::try_from)
+        .expect("a stable board");
     group.bench_function("hint_9x9_6c_engine_only", |b| {
-        b.iter(|| black_box(matchgrid::engine::certain_outcomes(&board, 200).unwrap()))
+        b.iter(|| black_box(matchgrid::engine::certain_outcomes(&board, false, 200).unwrap()))
     });
 
     // Time per element = time per game (a request of several games, the summary included).

@@ -8,7 +8,7 @@ mod prop_support;
 mod reference;
 
 use matchgrid::engine::{self, CascadeOptions, EngineError, Refill, Swap, SwapVerdict};
-use matchgrid::engine::{Combination, LevelBoard, LevelStep, PieceKind, StableLevel};
+use matchgrid::engine::{CascadeStep, Combination, PieceKind, StableBoard, SwapBoard};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseResult;
 
@@ -37,19 +37,24 @@ fn kind_of(code: u32) -> PieceKind {
     }
 }
 
-fn engine_level(l: &Level) -> LevelBoard {
+fn engine_level(l: &Level) -> SwapBoard {
     let board = engine::Board::from_raw(l.w as u32, l.h as u32, &l.cells).unwrap();
     let kinds = l.kinds.iter().map(|&k| kind_of(k)).collect();
-    LevelBoard::new(board, l.holes.clone(), kinds).unwrap()
+    SwapBoard::with_layers(board, l.holes.clone(), kinds).unwrap()
 }
 
-fn naive_level(l: &LevelBoard) -> Level {
+fn naive_level(l: &SwapBoard) -> Level {
     Level {
         w: l.width(),
         h: l.height(),
-        cells: l.board().cells().iter().map(|&c| u32::from(c)).collect(),
-        holes: l.holes().to_vec(),
-        kinds: l.kinds().iter().map(|&k| kind_code(k)).collect(),
+        cells: l.colors().cells().iter().map(|&c| u32::from(c)).collect(),
+        holes: l.holes().expect("a level has layers").to_vec(),
+        kinds: l
+            .kinds()
+            .expect("a level has layers")
+            .iter()
+            .map(|&k| kind_code(k))
+            .collect(),
     }
 }
 
@@ -77,7 +82,7 @@ fn verdict_of(v: SwapVerdict) -> Verdict {
 }
 
 /// The engine's step in the naive model's terms.
-fn step_of(step: &LevelStep) -> naive::Step {
+fn step_of(step: &CascadeStep) -> naive::Step {
     naive::Step {
         groups: groups_of(&step.groups),
         fired: step
@@ -173,12 +178,13 @@ const NONE: CascadeOptions = CascadeOptions {
     refill: Refill::None,
     auto_shuffle: true,
     max_steps: 1000,
+    specials: true,
 };
 
 fn check_cascade(
     l: &Level,
     swap: Option<(Cell, Cell)>,
-    outcome: &engine::LevelOutcome,
+    outcome: &engine::CascadeOutcome,
     spawns: Option<Vec<u32>>,
 ) -> TestCaseResult {
     let mut colours = spawns.map(|s| s.into_iter());
@@ -216,34 +222,39 @@ proptest! {
     #[test]
     fn verdicts_and_valid_swaps_match_the_reference(l in stable_level(true)) {
         let level = engine_level(&l);
-        for i in 0..l.cells.len() {
-            let a = l.cell(i);
-            for b in [(a.0, a.1 + 1), (a.0 + 1, a.1), (a.0 + 1, a.1 + 1), (a.0, a.1 + 2), a] {
-                let swap = Swap::new(pos(a), pos(b));
-                let (verdict, combination) = engine::judge_level_swap(&level, swap);
-                prop_assert_eq!((verdict_of(verdict), combo_of(combination)), l.verdict(a, b));
-            }
-        }
+        // The rules judge swaps on stable boards only (the generator makes almost all stable).
         if l.is_stable() {
-            let stable = StableLevel::try_from(level).unwrap();
-            prop_assert_eq!(engine::count_level_valid_swaps(&stable), l.valid_swaps().len());
-            let listed: Vec<((Cell, Cell), Option<Combo>)> = engine::level_valid_swaps(&stable)
+            let stable = StableBoard::try_from(level).unwrap();
+            for i in 0..l.cells.len() {
+                let a = l.cell(i);
+                for b in [(a.0, a.1 + 1), (a.0 + 1, a.1), (a.0 + 1, a.1 + 1), (a.0, a.1 + 2), a] {
+                    let swap = Swap::new(pos(a), pos(b));
+                    let preview = engine::preview_swap(&stable, swap);
+                    prop_assert_eq!(engine::judge_swap(&stable, swap), preview.verdict);
+                    prop_assert_eq!(
+                        (verdict_of(preview.verdict), combo_of(preview.combination)),
+                        l.verdict(a, b)
+                    );
+                }
+            }
+            prop_assert_eq!(engine::count_valid_swaps(&stable), l.valid_swaps().len());
+            let listed: Vec<((Cell, Cell), Option<Combo>)> = engine::valid_swaps_with_combinations(&stable)
                 .into_iter()
                 .map(|(s, c)| ((cell(s.a), cell(s.b)), combo_of(c)))
                 .collect();
             prop_assert_eq!(listed, l.valid_swaps());
         } else {
-            prop_assert!(StableLevel::try_from(level).is_err());
+            prop_assert!(StableBoard::try_from(level).is_err());
         }
     }
 
     #[test]
     fn swap_cascades_under_none_refill_match_the_reference(l in stable_level(true)) {
         prop_assume!(l.is_stable());
-        let stable = StableLevel::try_from(engine_level(&l)).unwrap();
+        let stable = StableBoard::try_from(engine_level(&l)).unwrap();
         for (swap, _) in l.valid_swaps().into_iter().take(6) {
             let s = Swap::new(pos(swap.0), pos(swap.1));
-            let outcome = engine::resolve_level_swap(
+            let outcome = engine::resolve_swap(
                 stable.clone(), s, NONE, &mut engine::rng_from_seed(1),
             ).unwrap();
             check_cascade(&l, Some(swap), &outcome, None)?;
@@ -252,7 +263,7 @@ proptest! {
 
     #[test]
     fn raw_board_cascades_under_none_refill_match_the_reference(l in raw_level(true, true)) {
-        let outcome = engine::resolve_level_board(
+        let outcome = engine::resolve_board(
             engine_level(&l), NONE, &mut engine::rng_from_seed(2),
         ).unwrap();
         check_cascade(&l, None, &outcome, None)?;
@@ -266,10 +277,10 @@ proptest! {
     ) {
         prop_assume!(l.is_stable());
         let options = CascadeOptions { refill: Refill::Random { colors }, ..NONE };
-        let stable = StableLevel::try_from(engine_level(&l)).unwrap();
+        let stable = StableBoard::try_from(engine_level(&l)).unwrap();
         for (swap, _) in l.valid_swaps().into_iter().take(3) {
             let s = Swap::new(pos(swap.0), pos(swap.1));
-            let outcome = engine::resolve_level_swap(
+            let outcome = engine::resolve_swap(
                 stable.clone(), s, options, &mut engine::rng_from_seed(seed),
             );
             let Ok(outcome) = outcome else { continue }; // two colours may never settle
@@ -280,7 +291,7 @@ proptest! {
                 .collect();
             check_cascade(&l, Some(swap), &outcome, Some(spawns))?;
             prop_assert!(outcome.stable);
-            prop_assert_eq!(outcome.board.holes(), &l.holes[..]);
+            prop_assert_eq!(outcome.board.holes(), Some(&l.holes[..]));
         }
     }
 }
@@ -397,7 +408,7 @@ fn playable_arrangement(l: &Level) -> Option<Level> {
 
 /// A shuffled level: the same holes, the same tiles (each with its kind) over the open cells,
 /// stable, with a valid swap (combinations count), and the same again from the same seed.
-fn check_shuffled(l: &Level, shuffled: &LevelBoard, seed: u64) -> TestCaseResult {
+fn check_shuffled(l: &Level, shuffled: &SwapBoard, seed: u64) -> TestCaseResult {
     let out = naive_level(shuffled);
     prop_assert_eq!((out.w, out.h), (l.w, l.h));
     prop_assert_eq!(&out.holes, &l.holes, "holes stay in place");
@@ -421,8 +432,8 @@ fn check_shuffled(l: &Level, shuffled: &LevelBoard, seed: u64) -> TestCaseResult
         out,
         l
     );
-    let again = engine::shuffle_level(&engine_level(l), &mut engine::rng_from_seed(seed));
-    let again = again.ok().map(StableLevel::into_level);
+    let again = engine::shuffle(&engine_level(l), &mut engine::rng_from_seed(seed));
+    let again = again.ok().map(StableBoard::into_board);
     prop_assert_eq!(
         again.as_ref(),
         Some(shuffled),
@@ -487,14 +498,14 @@ proptest! {
     /// criterion says so (and then no arrangement exists).
     #[test]
     fn small_level_shuffles_agree_with_exhaustive_search(l in small_full_level(), seed in 0u64..1000) {
-        let result = engine::shuffle_level(&engine_level(&l), &mut engine::rng_from_seed(seed));
+        let result = engine::shuffle(&engine_level(&l), &mut engine::rng_from_seed(seed));
         let exists = playable_arrangement(&l);
         if documented_impossible(&l) {
             prop_assert!(exists.is_none(), "{:?} called impossible, but {:?} plays", l, exists);
             prop_assert_eq!(result.err(), Some(EngineError::NoShuffleExists { proven: true }));
         } else if let Some(example) = exists {
             match result {
-                Ok(shuffled) => check_shuffled(&l, shuffled.level(), seed)?,
+                Ok(shuffled) => check_shuffled(&l, &shuffled.into_board(), seed)?,
                 Err(e) => prop_assert!(false, "{:?} refused ({}), yet {:?} plays", l, e, example),
             }
         } else {
@@ -519,11 +530,11 @@ proptest! {
     fn level_shuffles_permute_the_tiles_into_a_playable_stable_board(
         l in full_level(), seed in 0u64..1000,
     ) {
-        let result = engine::shuffle_level(&engine_level(&l), &mut engine::rng_from_seed(seed));
+        let result = engine::shuffle(&engine_level(&l), &mut engine::rng_from_seed(seed));
         match result {
             Ok(shuffled) => {
                 prop_assert!(!documented_impossible(&l), "{:?} was called impossible", l);
-                check_shuffled(&l, shuffled.level(), seed)?;
+                check_shuffled(&l, &shuffled.into_board(), seed)?;
             }
             Err(EngineError::NoShuffleExists { proven }) => {
                 prop_assert_eq!(proven, documented_impossible(&l), "{:?}", l);
@@ -547,7 +558,7 @@ proptest! {
             .filter(|&&i| !l.is_tile(i))
             .map(|&i| l.cell(i))
             .collect();
-        match engine::shuffle_level(&engine_level(&l), &mut engine::rng_from_seed(seed)) {
+        match engine::shuffle(&engine_level(&l), &mut engine::rng_from_seed(seed)) {
             Err(EngineError::BoardNotFull { empty_cells }) => {
                 prop_assert_eq!(empty_cells.into_iter().map(cell).collect::<Vec<_>>(), empty);
             }
@@ -558,15 +569,15 @@ proptest! {
 
 /// A level from its text form (`#` hole, `*` bomb, `-`/`|`/`+` after a colour).
 fn parse_level(text: &str) -> Level {
-    naive_level(&LevelBoard::parse(text).unwrap())
+    naive_level(&SwapBoard::parse_with_layers(text).unwrap())
 }
 
 fn shuffle_text(text: &str, seed: u64) -> Result<Level, EngineError> {
-    engine::shuffle_level(
-        &LevelBoard::parse(text).unwrap(),
+    engine::shuffle(
+        &SwapBoard::parse_with_layers(text).unwrap(),
         &mut engine::rng_from_seed(seed),
     )
-    .map(|s| naive_level(s.level()))
+    .map(|s| naive_level(&s.into_board()))
 }
 
 /// Each of `texts` is refused as proven impossible, and the documented criterion says so.

@@ -121,7 +121,7 @@ fn stable_from(g: &Grid, seed: u64) -> Grid {
         engine::GenerationSize::for_swap(g.w as u32, g.h as u32, 2)
             .and_then(|size| engine::generate_swap_board(size, 0, &mut engine::rng_from_seed(seed)))
             .ok()
-            .map(|(board, _)| Grid::of(board.board()))
+            .map(|(board, _)| Grid::of(board.colors()))
     } else {
         None
     };
@@ -199,7 +199,7 @@ fn check_runs(g: &Grid) -> TestCaseResult {
         g
     );
     prop_assert_eq!(
-        engine::is_stable(&board),
+        engine::is_stable(&board.clone().into()),
         swap_ref::is_stable(g),
         "is_stable on {:?}",
         g
@@ -335,7 +335,7 @@ fn check_outcome(
         );
         prop_assert_eq!(step.score, want.score, "score of step {}: {}", k, context);
         prop_assert_eq!(
-            Grid::of(&step.board),
+            Grid::of(step.board.colors()),
             want.board.clone(),
             "board after step {}: {}",
             k,
@@ -353,7 +353,8 @@ fn check_outcome(
         outcome
             .board_before_shuffle
             .as_ref()
-            .unwrap_or(&outcome.board),
+            .unwrap_or(&outcome.board)
+            .colors(),
     );
     prop_assert_eq!(&before_shuffle, last, "final board: {}", context);
     let stable = swap_ref::is_stable(last);
@@ -370,7 +371,7 @@ fn check_outcome(
                 context
             );
             prop_assert!(stable && swaps == 0, "shuffled a live board: {}", context);
-            let shuffled = Grid::of(&outcome.board);
+            let shuffled = Grid::of(outcome.board.colors());
             prop_assert_eq!(shuffled.color_counts(), last.color_counts(), "{}", context);
             prop_assert!(swap_ref::is_stable(&shuffled), "{}", context);
             let after = swap_ref::valid_swaps(&shuffled).len();
@@ -404,8 +405,10 @@ fn check_resolve_board(g: &Grid, refill: Refill, seed: u64) -> TestCaseResult {
         refill,
         auto_shuffle: true,
         max_steps: MAX_STEPS,
+        specials: false,
     };
-    let outcome = engine::resolve_board(g.board(), options, &mut engine::rng_from_seed(seed));
+    let outcome =
+        engine::resolve_board(g.board().into(), options, &mut engine::rng_from_seed(seed));
     prop_assert!(outcome.is_ok(), "resolve_board {:?}: {:?}", g, outcome);
     check_outcome(g, true, options, &outcome.unwrap())
 }
@@ -429,6 +432,7 @@ fn check_resolve_swap(
         refill,
         auto_shuffle: true,
         max_steps: MAX_STEPS,
+        specials: false,
     };
     let stable = StableBoard::try_from(g.board()).unwrap();
     let outcome = engine::resolve_swap(
@@ -788,6 +792,7 @@ fn the_checks_reject_tampered_outcomes() {
             refill,
             auto_shuffle: false,
             max_steps: MAX_STEPS,
+            specials: false,
         };
         let stable = StableBoard::try_from(g.board()).unwrap();
         let swap = Swap::new(Position::new(0, 3), Position::new(1, 3));

@@ -289,7 +289,7 @@ fn check_cascade(
             prop_assert_eq!(step.score, 0);
             check_falls(&step.falls, &falls)?;
             let after = check_refill(&fallen, &step.spawns, options.refill)?;
-            prop_assert_eq!(Grid::of(&step.board), after.clone());
+            prop_assert_eq!(Grid::of(step.board.colors()), after.clone());
             prop_assert_eq!(
                 prev.tiles() + step.spawns.len(),
                 after.tiles(),
@@ -331,7 +331,7 @@ fn check_cascade(
         check_falls(&step.falls, &falls)?;
         let after = check_refill(&fallen, &step.spawns, options.refill)?;
         prop_assert_eq!(
-            Grid::of(&step.board),
+            Grid::of(step.board.colors()),
             after.clone(),
             "board after step {}",
             k
@@ -357,7 +357,12 @@ fn check_cascade(
         naive_groups(&prev).is_empty(),
         "cascade stopped with runs left: {prev:?}"
     );
-    let before_shuffle = Grid::of(out.board_before_shuffle.as_ref().unwrap_or(&out.board));
+    let before_shuffle = Grid::of(
+        out.board_before_shuffle
+            .as_ref()
+            .unwrap_or(&out.board)
+            .colors(),
+    );
     prop_assert_eq!(&before_shuffle, &prev);
     prop_assert_eq!(
         prev.tiles(),
@@ -398,7 +403,7 @@ fn check_cascade(
                 Some(_) => {
                     prop_assert!(options.auto_shuffle, "shuffled without auto_shuffle");
                     prop_assert_eq!(swaps_before, 0, "shuffled a board that was not dead");
-                    let shuffled = Grid::of(&out.board);
+                    let shuffled = Grid::of(out.board.colors());
                     prop_assert_eq!(shuffled.color_counts(), prev.color_counts());
                     prop_assert!(
                         naive_stable(&shuffled),
@@ -472,7 +477,7 @@ fn check_generated(w: u32, h: u32, colors: u32, min_moves: u32, seed: u64) -> Te
     match first {
         Ok((board, count)) => {
             prop_assert!(!impossible, "{w}x{h} min_moves {min_moves} cannot exist");
-            let g = Grid::of(board.board());
+            let g = Grid::of(board.colors());
             prop_assert_eq!((g.w, g.h), (wu, hu));
             prop_assert!(g.cells.iter().all(|&c| (1..=colors).contains(&c)), "{g:?}");
             prop_assert!(naive_stable(&g), "generated board not stable: {g:?}");
@@ -551,11 +556,11 @@ fn check_runs_and_groups(g: &Grid) -> TestCaseResult {
         naive_matched_positions(g)
     );
     prop_assert_eq!(engine::has_run(&board), naive_has_run(g));
-    prop_assert_eq!(engine::is_stable(&board), naive_stable(g));
+    prop_assert_eq!(engine::is_stable(&board.clone().into()), naive_stable(g));
     match StableBoard::try_from(board) {
         Ok(stable) => {
             prop_assert!(naive_stable(g), "accepted an unstable board {g:?}");
-            prop_assert_eq!(Grid::of(stable.board()), g.clone());
+            prop_assert_eq!(Grid::of(stable.colors()), g.clone());
         }
         Err(EngineError::UnstableBoard {
             empty_cells,
@@ -643,7 +648,9 @@ fn check_verdict(g: &Grid, a: Position, b: Position) -> TestCaseResult {
         a,
         b
     );
-    let (verdict, groups) = engine::preview_swap(&stable, Swap::new(a, b));
+    let preview = engine::preview_swap(&stable, Swap::new(a, b));
+    let (verdict, groups) = (preview.verdict, preview.groups);
+    prop_assert_eq!(preview.combination, None);
     prop_assert_eq!(verdict, expected);
     let expected_groups = if expected == SwapVerdict::Ok {
         naive_groups(&swapped(g, a, b))
@@ -750,12 +757,12 @@ proptest! {
         refill in refill_strategy(), auto_shuffle in any::<bool>(),
     ) {
         let (board, _) = engine::GenerationSize::for_swap(w, h, colors).and_then(|size| engine::generate_swap_board(size, 1, &mut engine::rng_from_seed(seed))).unwrap();
-        let g = Grid::of(board.board());
+        let g = Grid::of(board.colors());
         let swaps = naive_valid_swaps(&g);
         prop_assert!(!swaps.is_empty());
         let (a, b) = swaps[pick.index(swaps.len())];
         let (a, b) = if reversed { (b, a) } else { (a, b) };
-        let options = CascadeOptions { refill, auto_shuffle, max_steps: 10_000 };
+        let options = CascadeOptions { refill, auto_shuffle, max_steps: 10_000, specials: false };
         let run = || engine::resolve_swap(stable_board(&g), Swap::new(a, b), options, &mut engine::rng_from_seed(seed ^ 0x5eed));
         let outcome = run();
         prop_assert!(outcome.is_ok(), "{outcome:?}");
@@ -771,8 +778,8 @@ proptest! {
         g in raw_grid(10, 4, 40), seed in any::<u64>(),
         refill in refill_strategy(), auto_shuffle in any::<bool>(),
     ) {
-        let options = CascadeOptions { refill, auto_shuffle, max_steps: 10_000 };
-        let outcome = engine::resolve_board(g.board(), options, &mut engine::rng_from_seed(seed));
+        let options = CascadeOptions { refill, auto_shuffle, max_steps: 10_000, specials: false };
+        let outcome = engine::resolve_board(g.board().into(), options, &mut engine::rng_from_seed(seed));
         prop_assert!(outcome.is_ok(), "{outcome:?}");
         check_cascade(&g, false, options, &outcome.unwrap())?;
     }
@@ -784,9 +791,9 @@ proptest! {
     fn max_steps_cuts_the_same_cascade(
         g in raw_grid(8, 3, 30), seed in any::<u64>(), colors in 1u8..=3, max_steps in 1u32..=12,
     ) {
-        let options = |max_steps| CascadeOptions { refill: Refill::Random { colors }, auto_shuffle: true, max_steps };
-        let limited = engine::resolve_board(g.board(), options(max_steps), &mut engine::rng_from_seed(seed));
-        let unlimited = engine::resolve_board(g.board(), options(400), &mut engine::rng_from_seed(seed));
+        let options = |max_steps| CascadeOptions { refill: Refill::Random { colors }, auto_shuffle: true, max_steps, specials: false };
+        let limited = engine::resolve_board(g.board().into(), options(max_steps), &mut engine::rng_from_seed(seed));
+        let unlimited = engine::resolve_board(g.board().into(), options(400), &mut engine::rng_from_seed(seed));
         match limited {
             Ok(outcome) => {
                 prop_assert!(outcome.steps.len() <= max_steps as usize);
@@ -809,10 +816,10 @@ proptest! {
 // ---------------------------------------------------------------------------------------------
 
 fn check_shuffle(g: &Grid, seed: u64, exhaustive: bool) -> TestCaseResult {
-    let result = engine::shuffle(&g.board(), &mut engine::rng_from_seed(seed));
+    let result = engine::shuffle(&g.board().into(), &mut engine::rng_from_seed(seed));
     prop_assert_eq!(
         &result,
-        &engine::shuffle(&g.board(), &mut engine::rng_from_seed(seed)),
+        &engine::shuffle(&g.board().into(), &mut engine::rng_from_seed(seed)),
         "same seed, same shuffle"
     );
     let wire = rpc::shuffle(proto::ShuffleRequest {
@@ -821,7 +828,7 @@ fn check_shuffle(g: &Grid, seed: u64, exhaustive: bool) -> TestCaseResult {
     });
     match result {
         Ok(shuffled) => {
-            let s = Grid::of(shuffled.board());
+            let s = Grid::of(shuffled.colors());
             prop_assert_eq!((s.w, s.h), (g.w, g.h));
             prop_assert_eq!(
                 s.color_counts(),
@@ -851,7 +858,7 @@ fn check_shuffle(g: &Grid, seed: u64, exhaustive: bool) -> TestCaseResult {
     }
     if exhaustive && naive_shuffle_exists(g) {
         prop_assert!(
-            engine::shuffle(&g.board(), &mut engine::rng_from_seed(seed)).is_ok(),
+            engine::shuffle(&g.board().into(), &mut engine::rng_from_seed(seed)).is_ok(),
             "a shuffle of {g:?} exists"
         );
     }
@@ -884,14 +891,14 @@ proptest! {
     ) {
         let generated = engine::GenerationSize::for_swap(w, h, colors).and_then(|size| engine::generate_swap_board(size, 1, &mut engine::rng_from_seed(seed)));
         prop_assume!(generated.is_ok());
-        let mut g = Grid::of(generated.unwrap().0.board());
+        let mut g = Grid::of(generated.unwrap().0.colors());
         // Permute the tiles with the test's own RNG (Fisher-Yates).
         let mut rng = SplitMix(order);
         for i in (1..g.cells.len()).rev() {
             let j = rng.below(i as u64 + 1) as usize;
             g.cells.swap(i, j);
         }
-        let result = engine::shuffle(&g.board(), &mut engine::rng_from_seed(seed));
+        let result = engine::shuffle(&g.board().into(), &mut engine::rng_from_seed(seed));
         prop_assert!(result.is_ok(), "no shuffle found for {g:?}, though one exists: {result:?}");
         check_shuffle(&g, seed, false)?;
     }
@@ -905,7 +912,7 @@ proptest! {
         let i = hole.index(g.cells.len());
         g.cells[i] = 0;
         prop_assert_eq!(
-            engine::shuffle(&g.board(), &mut engine::rng_from_seed(seed)),
+            engine::shuffle(&g.board().into(), &mut engine::rng_from_seed(seed)),
             Err(EngineError::BoardNotFull { empty_cells: empty_positions(&g) })
         );
     }
@@ -1273,7 +1280,7 @@ fn sweep_covers_multi_step_cascades_and_shuffles() {
         let (board, _) = engine::GenerationSize::for_swap(w, h, colors)
             .and_then(|size| engine::generate_swap_board(size, 1, &mut engine::rng_from_seed(seed)))
             .unwrap();
-        let g = Grid::of(board.board());
+        let g = Grid::of(board.colors());
         let swaps = naive_valid_swaps(&g);
         let (a, b) = swaps[rng.below(swaps.len() as u64) as usize];
         let options = CascadeOptions {
@@ -1282,6 +1289,7 @@ fn sweep_covers_multi_step_cascades_and_shuffles() {
             },
             auto_shuffle: true,
             max_steps: 10_000,
+            specials: false,
         };
         let outcome = resolve_and_check(&g, a, b, options, seed);
         if outcome.steps.len() >= 2 {
@@ -1322,19 +1330,24 @@ fn spec_examples_agree_with_the_oracles() {
         refill: Refill::None,
         auto_shuffle: true,
         max_steps: 100,
+        specials: false,
     };
     let g = Grid::parse("GRYY/YRRG/BGYY/BGGY");
     let (a, b) = (Position::new(0, 3), Position::new(1, 3));
     let outcome = resolve_and_check(&g, a, b, none, 0);
     assert_eq!(outcome.steps.len(), 2);
-    assert_eq!(Grid::of(&outcome.board), Grid::parse("G.../YRY./BRR./BGY."));
+    assert_eq!(
+        Grid::of(outcome.board.colors()),
+        Grid::parse("G.../YRY./BRR./BGY.")
+    );
 
     let g = Grid::parse("13552/34331/32452/24455/14411");
-    let outcome = engine::resolve_board(g.board(), none, &mut engine::rng_from_seed(0)).unwrap();
+    let outcome =
+        engine::resolve_board(g.board().into(), none, &mut engine::rng_from_seed(0)).unwrap();
     check_cascade(&g, false, none, &outcome).unwrap();
     assert_eq!(outcome.steps.len(), 2);
     assert_eq!(
-        Grid::of(&outcome.board),
+        Grid::of(outcome.board.colors()),
         Grid::parse("13.../34.52/32.31/24.52/14311")
     );
 }
@@ -1373,6 +1386,7 @@ fn boards_at_the_size_limit_match_the_oracles() {
                 refill,
                 auto_shuffle: true,
                 max_steps: 10_000,
+                specials: false,
             };
             resolve_and_check(&stable, a, b, options, w as u64);
         }
@@ -1391,6 +1405,7 @@ fn the_cascade_checker_rejects_tampered_outcomes() {
             refill,
             auto_shuffle: false,
             max_steps: 100,
+            specials: false,
         };
         let outcome = resolve_and_check(&g, a, b, options, 3);
 
@@ -1418,7 +1433,7 @@ fn the_cascade_checker_rejects_tampered_outcomes() {
         );
 
         let mut wrong = outcome.clone();
-        wrong.board = Board::parse("..../..../..../....").unwrap();
+        wrong.board = Board::parse("..../..../..../....").unwrap().into();
         assert!(
             check_cascade(&start, true, options, &wrong).is_err(),
             "board"

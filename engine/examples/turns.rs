@@ -14,70 +14,21 @@
 
 use std::hint::black_box;
 
-use matchgrid_engine::{
-    self as engine, CascadeOptions, GenerationSize, LevelBoard, PieceKind, Refill, StableBoard,
-    StableLevel, Swap, generate_level_board, level_valid_swaps, resolve_level_swap,
-};
-use rand::Rng;
+use matchgrid_engine::{self as engine, CascadeOptions, Refill, StableBoard, Swap};
 
-fn swap_boards() -> Vec<(StableBoard, Swap)> {
-    let size = GenerationSize::for_swap(9, 9, 6).unwrap();
-    (0..64)
-        .map(|seed| {
-            let mut rng = engine::rng_from_seed(seed);
-            let (board, _) = engine::generate_swap_board(size, 1, &mut rng).unwrap();
-            let first = engine::valid_swaps(&board)[0];
-            (board, first)
-        })
-        .collect()
-}
-
-fn level_boards() -> Vec<(StableLevel, Swap)> {
-    let size = GenerationSize::for_swap(9, 9, 6).unwrap();
-    let mut boards = Vec::new();
-    let mut seed = 0u64;
-    while boards.len() < 64 {
-        seed += 1;
-        let mut rng = engine::rng_from_seed(seed);
-        let holes: Vec<bool> = (0..81).map(|_| rng.random_bool(0.1)).collect();
-        let Ok((level, _)) = generate_level_board(size, 1, holes, &mut rng) else {
-            continue;
-        };
-        let level = level.into_level();
-        let mut cells = level.board().cells().to_vec();
-        let mut kinds = level.kinds().to_vec();
-        for index in 0..cells.len() {
-            if level.is_tile(index) && rng.random_bool(0.1) {
-                kinds[index] = match rng.random_range(0..4) {
-                    0 => PieceKind::StripedH,
-                    1 => PieceKind::StripedV,
-                    2 => PieceKind::Wrapped,
-                    _ => {
-                        cells[index] = 0;
-                        PieceKind::ColorBomb
-                    }
-                };
-            }
-        }
-        let cells: Vec<u32> = cells.into_iter().map(u32::from).collect();
-        let board = engine::Board::from_raw(9, 9, &cells).unwrap();
-        let Ok(special) = LevelBoard::new(board, level.holes().to_vec(), kinds) else {
-            continue;
-        };
-        let Ok(stable) = StableLevel::try_from(special) else {
-            continue;
-        };
-        if let Some(&(swap, _)) = level_valid_swaps(&stable).first() {
-            boards.push((stable, swap));
-        }
-    }
-    boards
-}
+mod fixtures;
 
 const OPTIONS: CascadeOptions = CascadeOptions {
     refill: Refill::Random { colors: 6 },
     auto_shuffle: true,
     max_steps: 1000,
+    specials: false,
+};
+
+/// A level's options: special pieces created.
+const LEVEL_OPTIONS: CascadeOptions = CascadeOptions {
+    specials: true,
+    ..OPTIONS
 };
 
 #[inline(never)]
@@ -93,14 +44,14 @@ fn simulated_turn(board: StableBoard, swap: Swap, seed: u64) {
 }
 
 #[inline(never)]
-fn level_recorded_turn(level: StableLevel, swap: Swap, seed: u64) {
+fn level_recorded_turn(level: StableBoard, swap: Swap, seed: u64) {
     let mut rng = engine::rng_from_seed(seed);
-    black_box(resolve_level_swap(level, swap, OPTIONS, &mut rng).unwrap());
+    black_box(engine::resolve_swap(level, swap, LEVEL_OPTIONS, &mut rng).unwrap());
 }
 
 #[inline(never)]
 fn hint_outcomes(board: &StableBoard) {
-    black_box(engine::certain_outcomes(board, 200).unwrap());
+    black_box(engine::certain_outcomes(board, false, 200).unwrap());
 }
 
 fn main() {
@@ -109,7 +60,7 @@ fn main() {
     let rounds: u64 = args.next().map_or(20, |r| r.parse().expect("rounds"));
     match kind.as_str() {
         "level" => {
-            let boards = level_boards();
+            let boards = fixtures::level_boards(64);
             for _ in 0..rounds {
                 for (seed, (level, swap)) in boards.iter().enumerate() {
                     level_recorded_turn(level.clone(), *swap, seed as u64);
@@ -117,7 +68,7 @@ fn main() {
             }
         }
         "plain" | "simulated" | "hint" => {
-            let boards = swap_boards();
+            let boards = fixtures::swap_boards(9, 9, 6, 64);
             for _ in 0..rounds {
                 for (seed, (board, swap)) in boards.iter().enumerate() {
                     match kind.as_str() {

@@ -523,7 +523,7 @@ mod tests {
             panic!("expected an arrangement");
         };
         let board = crate::Board::from_engine_cells(64, 64, cells);
-        assert!(crate::is_stable(&board));
+        assert!(crate::stable::is_stable(&board));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::collapse::CollapseGame;
 use super::error::EngineError;
 use super::params::{GenerationSize, MinGroup};
 use super::settled::SettledBoard;
-use super::stable::StableBoard;
+use super::stable::StablePlain;
 
 /// Generates a stable swap-family board with at least `min_moves` valid swaps (docs/rules.md section 2).
 ///
@@ -22,11 +22,11 @@ use super::stable::StableBoard;
 /// # Errors
 /// [`EngineError::InvalidParameter`] naming `min_moves` (more than the board's adjacent pairs; no valid swap can exist when both sides
 /// are below 3 or the board is 1x3/3x1; or no board was found within the bounded search).
-pub fn generate_swap_board<R: Rng + ?Sized>(
+pub(crate) fn generate_swap_board<R: Rng + ?Sized>(
     size: GenerationSize,
     min_moves: u32,
     rng: &mut R,
-) -> Result<(StableBoard, usize), EngineError> {
+) -> Result<(StablePlain, usize), EngineError> {
     let (width, height, colors) = (size.width(), size.height(), size.colors());
     let adjacent_pairs = width * (height - 1) + height * (width - 1);
     let infeasible = |reason: String| EngineError::InvalidParameter {
@@ -65,7 +65,7 @@ pub fn generate_swap_board<R: Rng + ?Sized>(
         Arrangement::Found(cells) => {
             let (planes, count) = accepted.expect("arrange only returns an accepted arrangement");
             let board = Board::from_engine_cells(width, height, cells);
-            Ok((StableBoard::with_planes(board, planes), count))
+            Ok((StablePlain::with_planes(board, planes), count))
         }
         Arrangement::Impossible => Err(infeasible(format!(
             "no stable {width}x{height} board with {colors} colours has {min_moves} valid swaps"
@@ -126,7 +126,8 @@ pub fn generate_collapse_board<R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{count_valid_swaps, is_stable};
+    use crate::moves::count_valid_swaps;
+    use crate::stable::is_stable;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
@@ -135,7 +136,7 @@ mod tests {
         height: u32,
         colors: u32,
         min_moves: u32,
-    ) -> Result<(StableBoard, usize), EngineError> {
+    ) -> Result<(StablePlain, usize), EngineError> {
         generate_swap_board(
             GenerationSize::for_swap(width, height, colors)?,
             min_moves,

@@ -4,13 +4,14 @@
 //!
 //! Two families (docs/rules.md in the repository is the contract):
 //! - **swap** (match-3): [`generate_swap_board`], [`judge_swap`], [`resolve_swap`] and
-//!   [`play_swap`] (swap, clear runs, gravity, refill, repeat), [`is_dead`], [`shuffle()`]; level
-//!   level boards with holes and special pieces ([`LevelBoard`], [`resolve_level_swap`]);
+//!   [`play_swap`] (swap, clear runs, gravity, refill, repeat), [`is_dead`], [`shuffle()`], on
+//!   one [`SwapBoard`] that may carry a hole layer and a piece-kind layer (special pieces,
+//!   created when [`CascadeOptions::specials`] is on);
 //! - **collapse** (SameGame, PopStar): [`generate_collapse_board`], [`tap()`], [`legal_groups()`],
 //!   [`is_game_over`], [`replay()`], [`solve()`].
 //!
-//! Boards are parsed into types that are valid by construction ([`Board`], [`StableBoard`],
-//! [`SettledBoard`]); every operation returns a domain result or an [`EngineError`].
+//! Boards are parsed into types that are valid by construction ([`Board`], [`SwapBoard`],
+//! [`StableBoard`], [`SettledBoard`]); every operation returns a domain result or an [`EngineError`].
 //!
 //! All randomness comes from one caller-supplied RNG stream ([`rng_from_seed`]) that advances
 //! across a whole call, so the same request gives the same result on every run.
@@ -32,7 +33,12 @@
 //! assert!(valid_swaps >= 3);
 //!
 //! let swap = first_valid_swap_from(&board, 0).expect("a generated board has a valid swap");
-//! let options = CascadeOptions { refill: Refill::Random { colors: 5 }, auto_shuffle: true, max_steps: 1000 };
+//! let options = CascadeOptions {
+//!     refill: Refill::Random { colors: 5 },
+//!     auto_shuffle: true,
+//!     max_steps: 1000,
+//!     specials: false,
+//! };
 //! let outcome = resolve_swap(board, swap, options, &mut rng)?;
 //!
 //! // Step 1 clears the run the swap made; later steps are the cascade's chain reactions.
@@ -53,13 +59,11 @@
 mod arrange;
 mod bitboard;
 mod board;
-mod cascade;
 mod cellset;
 mod collapse;
 mod error;
 mod generate;
 mod gravity;
-mod level;
 mod moves;
 mod params;
 mod position;
@@ -68,35 +72,26 @@ mod scoring;
 mod settled;
 mod shuffle;
 mod stable;
+mod swap;
 
 // Boards and their parts.
 pub use board::{Board, BoardError, COLOR_LETTERS, EMPTY, MAX_COLOR, MAX_SIDE, Position};
 pub use error::{EngineError, LevelError, SwapRejection, TapRejection, Unsettled};
 pub use params::{GenerationSize, MinGroup};
 pub use settled::SettledBoard;
-pub use stable::{StableBoard, is_stable};
 
-// The swap family: plain boards.
-pub use cascade::{
-    CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, PlayedMove,
-    Refill, StepSink, certain_outcomes, certain_outcomes_while, check_swap_positions, play_swap,
-    preview_swap, resolve_board, resolve_board_into, resolve_swap, resolve_swap_into,
-};
-pub use generate::{generate_collapse_board, generate_swap_board};
+// The swap family.
+pub use generate::generate_collapse_board;
 pub use gravity::{Fall, Spawn};
-pub use moves::{
-    Swap, SwapVerdict, count_valid_swaps, first_valid_swap_from, is_dead, judge_swap, valid_swaps,
-};
+pub use moves::{Swap, SwapVerdict};
 pub use runs::{Group, find_groups, has_run, matched_positions};
-pub use shuffle::shuffle;
-
-// The swap family: level boards (holes and special pieces).
-pub use level::{
-    Combination, LevelBoard, LevelOutcome, LevelStep, LevelStepSink, PieceKind, Special,
-    StableLevel, cell_text, count_level_valid_swaps, generate_level_board, is_level_stable,
-    judge_level_swap, level_board_digest, level_valid_swaps, preview_level_swap,
-    resolve_level_board, resolve_level_board_into, resolve_level_swap, resolve_level_swap_into,
-    shuffle_level,
+pub use swap::{
+    CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, Combination,
+    PieceKind, PlayedMove, Refill, Special, StableBoard, StepSink, SwapBoard, SwapPreview,
+    cell_text, certain_outcomes, certain_outcomes_while, check_swap_positions, count_valid_swaps,
+    first_valid_swap_from, generate_swap_board, generate_swap_board_with_holes, is_dead, is_stable,
+    judge_swap, play_swap, preview_swap, resolve_board, resolve_board_into, resolve_swap,
+    resolve_swap_into, shuffle, valid_swaps, valid_swaps_with_combinations,
 };
 
 // The collapse family.

@@ -8,7 +8,7 @@
 use super::bitboard::{BitIter, ColorPlanes};
 use super::board::{Board, EMPTY, MAX_SIDE, Position};
 use super::error::SwapRejection;
-use super::stable::StableBoard;
+use super::stable::StablePlain;
 
 /// Two positions to exchange.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -70,7 +70,7 @@ impl From<SwapRejection> for SwapVerdict {
 }
 
 /// Judges `swap` on a stable board.
-pub fn judge_swap(board: &StableBoard, swap: Swap) -> SwapVerdict {
+pub(crate) fn judge_swap(board: &StablePlain, swap: Swap) -> SwapVerdict {
     judge_swap_on(board.board(), swap)
 }
 
@@ -174,7 +174,7 @@ pub(crate) fn has_valid_swaps(cells: &[u8], width: usize, height: usize, minimum
 
 /// Every valid swap of `board` once, as `(a, b)` with `a` before `b` in row-major order, sorted
 /// by `a` then `b` (docs/rules.md section 2). Empty exactly when the board is dead.
-pub fn valid_swaps(board: &StableBoard) -> Vec<Swap> {
+pub(crate) fn valid_swaps(board: &StablePlain) -> Vec<Swap> {
     let planes = board.planes();
     let height = planes.height();
     // The masks of every row once, then the list sized once.
@@ -207,7 +207,7 @@ pub fn valid_swaps(board: &StableBoard) -> Vec<Swap> {
 /// for the pair `(a, a's right neighbour)` and `d = 1` for `(a, a's lower neighbour)`; numbers
 /// naming no pair (right of the last column, below the last row) are skipped. `start` is taken
 /// modulo `2 * width * height`.
-pub fn first_valid_swap_from(board: &StableBoard, start: usize) -> Option<Swap> {
+pub(crate) fn first_valid_swap_from(board: &StablePlain, start: usize) -> Option<Swap> {
     let planes = board.planes();
     let board = board.board();
     let (width, height) = (board.width(), board.height());
@@ -249,12 +249,12 @@ pub fn first_valid_swap_from(board: &StableBoard, start: usize) -> Option<Swap> 
 }
 
 /// Number of valid swaps of `board`.
-pub fn count_valid_swaps(board: &StableBoard) -> usize {
+pub(crate) fn count_valid_swaps(board: &StablePlain) -> usize {
     board.planes().count_valid_swaps()
 }
 
 /// True when `board` has no valid swap.
-pub fn is_dead(board: &StableBoard) -> bool {
+pub(crate) fn is_dead(board: &StablePlain) -> bool {
     !board.planes().has_valid_swap()
 }
 
@@ -262,8 +262,8 @@ pub fn is_dead(board: &StableBoard) -> bool {
 mod tests {
     use super::*;
 
-    fn stable(text: &str) -> StableBoard {
-        StableBoard::try_from(Board::parse(text).unwrap()).unwrap()
+    fn stable(text: &str) -> StablePlain {
+        StablePlain::try_from(Board::parse(text).unwrap()).unwrap()
     }
 
     fn swap(a: (u32, u32), b: (u32, u32)) -> Swap {
@@ -354,7 +354,8 @@ mod tests {
 
     #[test]
     fn first_valid_swap_from_wraps_around_like_a_scan_of_every_pair() {
-        use crate::{GenerationSize, generate_swap_board, rng_from_seed};
+        use crate::generate::generate_swap_board;
+        use crate::{GenerationSize, rng_from_seed};
         for seed in 0..40 {
             let size =
                 GenerationSize::for_swap(5 + seed as u32 % 7, 3 + seed as u32 % 5, 4).unwrap();

@@ -7,7 +7,7 @@ use super::arrange::{Arrangement, Palette, arrange, arrange_by_repair};
 use super::board::{Board, EMPTY, MAX_COLOR};
 use super::error::EngineError;
 use super::moves::has_valid_swaps;
-use super::stable::StableBoard;
+use super::stable::StablePlain;
 
 /// Permutes the tiles of a full `board` into a stable board with at least one valid swap.
 ///
@@ -24,7 +24,10 @@ use super::stable::StableBoard;
 /// permutation qualifies (`proven`: both sides below 3, no colour with three tiles, a colour
 /// over the run-free capacity, or the search space exhausted) or none is found within the
 /// bounded search (not `proven`).
-pub fn shuffle<R: Rng + ?Sized>(board: &Board, rng: &mut R) -> Result<StableBoard, EngineError> {
+pub(crate) fn shuffle<R: Rng + ?Sized>(
+    board: &Board,
+    rng: &mut R,
+) -> Result<StablePlain, EngineError> {
     if board.has_empty_cell() {
         let empty_cells = (0..board.cells().len())
             .filter(|&i| board.at(i) == EMPTY)
@@ -65,8 +68,8 @@ pub fn shuffle<R: Rng + ?Sized>(board: &Board, rng: &mut R) -> Result<StableBoar
 }
 
 /// Wraps cells the searches produced (stable by construction).
-fn stable(width: usize, height: usize, cells: Vec<u8>) -> StableBoard {
-    StableBoard::new_unchecked(Board::from_engine_cells(width, height, cells))
+fn stable(width: usize, height: usize, cells: Vec<u8>) -> StablePlain {
+    StablePlain::new_unchecked(Board::from_engine_cells(width, height, cells))
 }
 
 /// An upper bound on how many cells of one colour a run-free `width x height` board can hold.
@@ -88,7 +91,8 @@ fn run_free_capacity(width: usize, height: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{count_valid_swaps, is_stable};
+    use crate::moves::count_valid_swaps;
+    use crate::stable::is_stable;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 

@@ -1,4 +1,4 @@
-//! [`StableBoard`]: a swap-family board with no run and no empty cell (docs/rules.md section 2).
+//! [`StablePlain`]: a swap-family board with no run and no empty cell (docs/rules.md section 2).
 
 use std::fmt;
 
@@ -12,12 +12,12 @@ use super::runs::{has_run, matched_positions};
 /// It carries the colour planes (one row-mask bitboard per colour) it was checked with, so
 /// move generation and the dead check on it are word operations only.
 #[derive(Clone)]
-pub struct StableBoard {
+pub struct StablePlain {
     board: Board,
     planes: ColorPlanes,
 }
 
-impl StableBoard {
+impl StablePlain {
     /// The underlying board.
     pub fn board(&self) -> &Board {
         &self.board
@@ -53,17 +53,17 @@ impl StableBoard {
 }
 
 /// Two stable boards are equal when their cells are (the planes are derived from them).
-impl PartialEq for StableBoard {
+impl PartialEq for StablePlain {
     fn eq(&self, other: &Self) -> bool {
         self.board == other.board
     }
 }
 
-impl Eq for StableBoard {}
+impl Eq for StablePlain {}
 
-impl fmt::Debug for StableBoard {
+impl fmt::Debug for StablePlain {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "StableBoard({:?})", self.board)
+        write!(f, "StablePlain({:?})", self.board)
     }
 }
 
@@ -72,7 +72,7 @@ pub fn is_stable(board: &Board) -> bool {
     !board.has_empty_cell() && !has_run(board)
 }
 
-impl TryFrom<Board> for StableBoard {
+impl TryFrom<Board> for StablePlain {
     type Error = EngineError;
 
     /// # Errors

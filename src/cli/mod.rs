@@ -206,12 +206,7 @@ fn read(flag: &str, path: &Path) -> Result<Vec<u8>, String> {
 /// the level marks (`#` hole, `*` colour bomb, a colour followed by `-`, `|` or `+` for
 /// striped along the row, striped along the column, wrapped), e.g. `R-G#/*BR+`.
 fn parse_board(text: &str) -> Result<proto::Board, String> {
-    if text.contains(['#', '*', '-', '|', '+']) {
-        return engine::LevelBoard::parse(text)
-            .map(|b| (&b).into())
-            .map_err(|e| e.to_string());
-    }
-    engine::Board::parse(text)
+    engine::SwapBoard::parse(text)
         .map(|b| (&b).into())
         .map_err(|e| e.to_string())
 }

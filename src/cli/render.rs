@@ -143,10 +143,9 @@ pub(super) fn swap_text(swap: &proto::Swap) -> String {
 /// A board's text form (`RRG/GGR`, or for a level board `R-G#/*BR+`), or the reason it is not
 /// a board.
 pub(super) fn board_text(board: &proto::Board) -> String {
-    use crate::transport::convert::{SwapBoard, swap_board_from_proto};
+    use crate::transport::convert::swap_board_from_proto;
     match swap_board_from_proto(Some(board.clone())) {
-        Ok(SwapBoard::Plain(b)) => b.to_string(),
-        Ok(SwapBoard::Level(level)) => level.to_string(),
+        Ok(board) => board.to_string(),
         Err(e) => format!("<{e}>"),
     }
 }

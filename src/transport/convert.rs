@@ -37,26 +37,19 @@ fn refuse_level_fields(board: &proto::Board) -> Result<(), EngineError> {
     Ok(())
 }
 
-/// A swap-family board as parsed: plain (no hole mask, no kinds: the rules of sections 1-2 on
-/// the fast path) or a level board (section 6).
-#[derive(Clone, Debug)]
-pub enum SwapBoard {
-    /// Neither `holes` nor `kinds` was given.
-    Plain(engine::Board),
-    /// `holes` or `kinds` (or both) was given.
-    Level(engine::LevelBoard),
-}
-
-/// Parses the required `board` field of a swap-family request.
+/// Parses the required `board` field of a swap-family request: a board with layers when
+/// `holes` or `kinds` (or both) is given, else one without (docs/rules.md section 6).
 ///
 /// # Errors
 /// [`EngineError::InvalidParameter`] when absent; [`EngineError::Board`] or
 /// [`EngineError::Level`] when malformed.
-pub fn swap_board_from_proto(board: Option<proto::Board>) -> Result<SwapBoard, EngineError> {
+pub fn swap_board_from_proto(
+    board: Option<proto::Board>,
+) -> Result<engine::SwapBoard, EngineError> {
     let board = board.ok_or_else(|| required("board"))?;
     let plain = engine::Board::from_raw(board.width, board.height, &board.cells)?;
     if board.holes.is_empty() && board.kinds.is_empty() {
-        return Ok(SwapBoard::Plain(plain));
+        return Ok(plain.into());
     }
     let kinds = board
         .kinds
@@ -82,8 +75,15 @@ pub fn swap_board_from_proto(board: Option<proto::Board>) -> Result<SwapBoard, E
         }
         .into());
     }
-    let level = engine::LevelBoard::new(plain, board.holes, kinds?)?;
-    Ok(SwapBoard::Level(level))
+    Ok(engine::SwapBoard::with_layers(plain, board.holes, kinds?)?)
+}
+
+/// The rule a swap-family request plays by (docs/rules.md section 6): a board sent with layers
+/// (`holes` or `kinds`, or both) is played with special pieces created
+/// ([`engine::CascadeOptions::specials`]), a board sent without them by the rules of sections
+/// 1-2.
+pub fn plays_specials(board: &proto::Board) -> bool {
+    !board.holes.is_empty() || !board.kinds.is_empty()
 }
 
 /// A wire `PieceKind` as an engine kind (`UNSPECIFIED` and `NORMAL` are both NORMAL).
@@ -111,20 +111,36 @@ impl From<engine::PieceKind> for proto::PieceKind {
     }
 }
 
-impl From<&engine::LevelBoard> for proto::Board {
-    /// A level board on the wire: cells, and both `holes` and `kinds` in full.
-    fn from(level: &engine::LevelBoard) -> Self {
-        Self {
-            width: level.width() as u32,
-            height: level.height() as u32,
-            cells: level.board().cells_u32(),
-            holes: level.holes().to_vec(),
-            kinds: level
-                .kinds()
+impl From<&engine::SwapBoard> for proto::Board {
+    /// A swap board on the wire: cells, and for a board with layers both `holes` and `kinds`
+    /// in full.
+    fn from(board: &engine::SwapBoard) -> Self {
+        swap_board_message(board.colors(), board.holes(), board.kinds())
+    }
+}
+
+impl From<&engine::StableBoard> for proto::Board {
+    /// As `From<&SwapBoard>`.
+    fn from(board: &engine::StableBoard) -> Self {
+        swap_board_message(board.colors(), board.holes(), board.kinds())
+    }
+}
+
+/// The wire form of a swap board's colours and, when it has them, its layers.
+fn swap_board_message(
+    colors: &engine::Board,
+    holes: Option<&[bool]>,
+    kinds: Option<&[engine::PieceKind]>,
+) -> proto::Board {
+    proto::Board {
+        holes: holes.map(<[bool]>::to_vec).unwrap_or_default(),
+        kinds: kinds.map_or_else(Vec::new, |kinds| {
+            kinds
                 .iter()
-                .map(|&k| proto::PieceKind::from(k) as i32)
-                .collect(),
-        }
+                .map(|&kind| proto::PieceKind::from(kind) as i32)
+                .collect()
+        }),
+        ..colors.into()
     }
 }
 
@@ -151,21 +167,6 @@ impl From<Option<engine::Combination>> for proto::Combination {
             Some(C::StripedWrapped) => Self::StripedWrapped,
             Some(C::WrappedWrapped) => Self::WrappedWrapped,
         }
-    }
-}
-
-/// A level cascade step on the wire; its board only when `include_board`.
-pub fn level_step_to_proto(step: engine::LevelStep, include_board: bool) -> proto::CascadeStep {
-    proto::CascadeStep {
-        index: step.index,
-        groups: step.groups.into_iter().map(Into::into).collect(),
-        falls: step.falls.into_iter().map(Into::into).collect(),
-        spawns: step.spawns.into_iter().map(Into::into).collect(),
-        score: step.score,
-        board: include_board.then(|| (&step.board).into()),
-        fired: step.fired.into_iter().map(Into::into).collect(),
-        created: step.created.into_iter().map(Into::into).collect(),
-        effect_cleared: step.effect_cleared.into_iter().map(Into::into).collect(),
     }
 }
 
@@ -292,9 +293,9 @@ pub fn cascade_step_to_proto(step: engine::CascadeStep, include_board: bool) -> 
         spawns: step.spawns.into_iter().map(Into::into).collect(),
         score: step.score,
         board: include_board.then(|| (&step.board).into()),
-        fired: Vec::new(),
-        created: Vec::new(),
-        effect_cleared: Vec::new(),
+        fired: step.fired.into_iter().map(Into::into).collect(),
+        created: step.created.into_iter().map(Into::into).collect(),
+        effect_cleared: step.effect_cleared.into_iter().map(Into::into).collect(),
     }
 }
 

@@ -9,12 +9,10 @@ use tonic::Status;
 use super::ServiceLimits;
 
 use super::convert::{
-    SwapBoard, cascade_step_to_proto, level_step_to_proto, swap_board_from_proto, swap_from_proto,
-    unknown_enum,
+    cascade_step_to_proto, plays_specials, swap_board_from_proto, swap_from_proto, unknown_enum,
 };
 use super::status::engine_status;
 use crate::engine::{self, CascadeOptions, EngineError, Refill, StableBoard};
-use crate::engine::{LevelBoard, StableLevel};
 use crate::proto;
 
 mod hint;
@@ -32,17 +30,9 @@ pub const DEFAULT_MAX_STEPS: u32 = 200;
 /// Largest accepted `max_steps`.
 pub const MAX_MAX_STEPS: u32 = 1_000;
 
-/// A stable swap-family board: plain (sections 1-2) or a level board (section 6).
-enum Stable {
-    Plain(StableBoard),
-    Level(StableLevel),
-}
-
-fn stable_board(board: Option<proto::Board>) -> Result<Stable, EngineError> {
-    Ok(match swap_board_from_proto(board)? {
-        SwapBoard::Plain(board) => Stable::Plain(StableBoard::try_from(board)?),
-        SwapBoard::Level(level) => Stable::Level(StableLevel::try_from(level)?),
-    })
+/// Parses the required `board` of a request that judges swaps on it: a stable board.
+fn stable_board(board: Option<proto::Board>) -> Result<StableBoard, EngineError> {
+    StableBoard::try_from(swap_board_from_proto(board)?)
 }
 
 /// Parses a ResolveCascadeRequest's options.
@@ -77,6 +67,7 @@ fn cascade_options(request: &proto::ResolveCascadeRequest) -> Result<CascadeOpti
         refill,
         auto_shuffle: request.auto_shuffle.unwrap_or(true),
         max_steps,
+        specials: request.board.as_ref().is_some_and(plays_specials),
     })
 }
 
@@ -87,17 +78,13 @@ pub fn generate_board(
     let mut rng = engine::rng_from_seed(request.seed);
     let size = engine::GenerationSize::for_swap(request.width, request.height, request.colors)?;
     let min_moves = request.min_moves.unwrap_or(1);
-    if !request.holes.is_empty() {
-        let (level, count) =
-            engine::generate_level_board(size, min_moves, request.holes, &mut rng)?;
-        return Ok(proto::SwapGenerateBoardResponse {
-            board: Some(level.level().into()),
-            valid_swap_count: count as u32,
-        });
-    }
-    let (board, count) = engine::generate_swap_board(size, min_moves, &mut rng)?;
+    let (board, count) = if request.holes.is_empty() {
+        engine::generate_swap_board(size, min_moves, &mut rng)?
+    } else {
+        engine::generate_swap_board_with_holes(size, min_moves, request.holes, &mut rng)?
+    };
     Ok(proto::SwapGenerateBoardResponse {
-        board: Some(board.board().into()),
+        board: Some((&board).into()),
         valid_swap_count: count as u32,
     })
 }
@@ -107,17 +94,11 @@ pub fn validate_swap(
     request: proto::ValidateSwapRequest,
 ) -> Result<proto::ValidateSwapResponse, EngineError> {
     let swap = swap_from_proto(request.swap)?;
-    let (verdict, combination, groups) = match stable_board(request.board)? {
-        Stable::Plain(board) => {
-            let (verdict, groups) = engine::preview_swap(&board, swap);
-            (verdict, None, groups)
-        }
-        Stable::Level(level) => engine::preview_level_swap(&level, swap),
-    };
+    let preview = engine::preview_swap(&stable_board(request.board)?, swap);
     Ok(proto::ValidateSwapResponse {
-        verdict: proto::SwapVerdict::from(verdict).into(),
-        groups: groups.into_iter().map(Into::into).collect(),
-        combination: proto::Combination::from(combination).into(),
+        verdict: proto::SwapVerdict::from(preview.verdict).into(),
+        groups: preview.groups.into_iter().map(Into::into).collect(),
+        combination: proto::Combination::from(preview.combination).into(),
     })
 }
 
@@ -182,13 +163,6 @@ impl engine::StepSink for ReplySteps {
     }
 }
 
-impl engine::LevelStepSink for ReplySteps {
-    fn accept(&mut self, step: engine::LevelStep) -> ControlFlow<()> {
-        let step = level_step_to_proto(step, self.include_step_boards);
-        self.take(step)
-    }
-}
-
 /// ResolveCascade, engine side, stopping with [`EngineError::CascadeStopped`] as soon as the
 /// reply's steps pass `limit` encoded bytes.
 fn resolve_cascade_within(
@@ -210,47 +184,15 @@ fn resolve_cascade_into(
     let summary = match request.swap {
         Some(swap) => {
             let swap = swap_from_proto(Some(swap))?;
-            match swap_board_from_proto(request.board)? {
-                SwapBoard::Plain(board) => {
-                    engine::check_swap_positions(&board, swap)?;
-                    engine::resolve_swap_into(
-                        StableBoard::try_from(board)?,
-                        swap,
-                        options,
-                        &mut rng,
-                        reply_steps,
-                    )?
-                }
-                SwapBoard::Level(level) => {
-                    engine::check_swap_positions(level.board(), swap)?;
-                    let level = StableLevel::try_from(level)?;
-                    let outcome = engine::resolve_level_swap_into(
-                        level,
-                        swap,
-                        options,
-                        &mut rng,
-                        reply_steps,
-                    )?;
-                    return Ok(level_response(
-                        outcome,
-                        std::mem::take(&mut reply_steps.steps),
-                    ));
-                }
-            }
+            let board = swap_board_from_proto(request.board)?;
+            engine::check_swap_positions(board.colors(), swap)?;
+            let board = StableBoard::try_from(board)?;
+            engine::resolve_swap_into(board, swap, options, &mut rng, reply_steps)?
         }
-        None => match swap_board_from_proto(request.board)? {
-            SwapBoard::Plain(board) => {
-                engine::resolve_board_into(board, options, &mut rng, reply_steps)?
-            }
-            SwapBoard::Level(level) => {
-                let outcome =
-                    engine::resolve_level_board_into(level, options, &mut rng, reply_steps)?;
-                return Ok(level_response(
-                    outcome,
-                    std::mem::take(&mut reply_steps.steps),
-                ));
-            }
-        },
+        None => {
+            let board = swap_board_from_proto(request.board)?;
+            engine::resolve_board_into(board, options, &mut rng, reply_steps)?
+        }
     };
     Ok(proto::ResolveCascadeResponse {
         steps: std::mem::take(&mut reply_steps.steps),
@@ -262,26 +204,6 @@ fn resolve_cascade_into(
         valid_swap_count: summary.valid_swap_count as u32,
         stable: summary.stable,
     })
-}
-
-/// A level cascade's outcome on the wire, with the steps its sink built.
-fn level_response(
-    outcome: engine::LevelOutcome,
-    steps: Vec<proto::CascadeStep>,
-) -> proto::ResolveCascadeResponse {
-    proto::ResolveCascadeResponse {
-        steps,
-        board: Some((&outcome.board).into()),
-        total_score: outcome.total_score,
-        shuffled: outcome.board_before_shuffle.is_some(),
-        board_before_shuffle: outcome
-            .board_before_shuffle
-            .as_ref()
-            .map(|b: &LevelBoard| b.into()),
-        dead: outcome.dead,
-        valid_swap_count: outcome.valid_swap_count as u32,
-        stable: outcome.stable,
-    }
 }
 
 /// ResolveCascade within the server's reply limit and request timeout: the steps are
@@ -323,25 +245,18 @@ pub fn resolve_cascade_bounded(
 pub fn check_dead_state(
     request: proto::SwapCheckDeadStateRequest,
 ) -> Result<proto::SwapCheckDeadStateResponse, EngineError> {
-    let (valid_swaps, combinations): (Vec<proto::Swap>, Vec<i32>) =
-        match stable_board(request.board)? {
-            Stable::Plain(board) => (
-                engine::valid_swaps(&board)
-                    .into_iter()
-                    .map(Into::into)
-                    .collect(),
-                Vec::new(),
-            ),
-            Stable::Level(level) => engine::level_valid_swaps(&level)
-                .into_iter()
-                .map(|(swap, combination)| {
-                    (
-                        proto::Swap::from(swap),
-                        proto::Combination::from(combination) as i32,
-                    )
-                })
-                .unzip(),
-        };
+    let board = stable_board(request.board)?;
+    let listed = engine::valid_swaps_with_combinations(&board);
+    // Combinations are listed for a board with layers only (the field is new with them).
+    let combinations = if board.has_layers() {
+        listed
+            .iter()
+            .map(|&(_, combination)| proto::Combination::from(combination) as i32)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let valid_swaps: Vec<proto::Swap> = listed.into_iter().map(|(swap, _)| swap.into()).collect();
     Ok(proto::SwapCheckDeadStateResponse {
         dead: valid_swaps.is_empty(),
         valid_swaps,
@@ -352,20 +267,11 @@ pub fn check_dead_state(
 /// Shuffle, engine side.
 pub fn shuffle(request: proto::ShuffleRequest) -> Result<proto::ShuffleResponse, EngineError> {
     let mut rng = engine::rng_from_seed(request.seed);
-    let board = match swap_board_from_proto(request.board)? {
-        SwapBoard::Plain(board) => board,
-        SwapBoard::Level(level) => {
-            let shuffled = engine::shuffle_level(&level, &mut rng)?;
-            return Ok(proto::ShuffleResponse {
-                valid_swap_count: engine::count_level_valid_swaps(&shuffled) as u32,
-                board: Some(shuffled.level().into()),
-            });
-        }
-    };
+    let board = swap_board_from_proto(request.board)?;
     let shuffled = engine::shuffle(&board, &mut rng)?;
     Ok(proto::ShuffleResponse {
         valid_swap_count: engine::count_valid_swaps(&shuffled) as u32,
-        board: Some(shuffled.board().into()),
+        board: Some((&shuffled).into()),
     })
 }
 
@@ -398,7 +304,9 @@ mod tests {
         let request = endless_cascade(60);
         let mut all = Vec::new();
         let result = engine::resolve_board_into(
-            super::super::convert::board_from_proto(request.board.clone()).unwrap(),
+            super::super::convert::board_from_proto(request.board.clone())
+                .unwrap()
+                .into(),
             cascade_options(&request).unwrap(),
             &mut engine::rng_from_seed(request.seed),
             &mut all,

@@ -241,7 +241,7 @@ pub fn precondition_violations(status: &tonic::Status) -> Vec<(String, String)> 
 /// A wire board from the level text form (`#` hole, `*` colour bomb, `R-` / `R|` / `R+`
 /// striped along the row, striped along the column, wrapped; docs/rules.md section 6).
 pub fn level(text: &str) -> matchgrid::proto::Board {
-    (&matchgrid::engine::LevelBoard::parse(text).unwrap()).into()
+    (&matchgrid::engine::SwapBoard::parse_with_layers(text).unwrap()).into()
 }
 
 /// The level text form of a wire board.
@@ -253,7 +253,7 @@ pub fn level_text(board: &matchgrid::proto::Board) -> String {
         .collect();
     let plain =
         matchgrid::engine::Board::from_raw(board.width, board.height, &board.cells).unwrap();
-    matchgrid::engine::LevelBoard::new(plain, board.holes.clone(), kinds)
+    matchgrid::engine::SwapBoard::with_layers(plain, board.holes.clone(), kinds)
         .unwrap()
         .to_string()
 }

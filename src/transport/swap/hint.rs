@@ -6,7 +6,7 @@
 use tonic::Status;
 
 use super::super::SearchContext;
-use super::{Stable, cascade_options, check_dead_state, resolve_cascade, stable_board};
+use super::{cascade_options, check_dead_state, resolve_cascade, stable_board};
 use crate::engine::{self, CascadeOptions, EngineError, StableBoard};
 use crate::proto;
 use crate::transport::convert::swap_from_proto;
@@ -125,10 +125,8 @@ pub fn hint_reference(
 /// # Errors
 /// As CheckDeadState's board checks (malformed, unstable).
 pub(super) fn plain_stable(board: &proto::Board) -> Result<Option<StableBoard>, EngineError> {
-    match stable_board(Some(board.clone()))? {
-        Stable::Plain(board) => Ok(Some(board)),
-        Stable::Level(_) => Ok(None),
-    }
+    let board = stable_board(Some(board.clone()))?;
+    Ok((!board.has_layers()).then_some(board))
 }
 
 /// The options of the NONE-refill cascades Hint ranks by (ResolveCascade's defaults).
@@ -158,7 +156,10 @@ fn plain_ranked_hints(
     options: CascadeOptions,
     context: Option<&SearchContext>,
 ) -> Result<Vec<proto::SwapHint>, CallError> {
-    let outcomes = engine::certain_outcomes_while(board, options.max_steps, || !stopped(context))?;
+    let outcomes =
+        engine::certain_outcomes_while(board, options.specials, options.max_steps, || {
+            !stopped(context)
+        })?;
     check_context(context)?;
     let mut hints: Vec<proto::SwapHint> = outcomes
         .into_iter()
@@ -184,7 +185,10 @@ pub(super) fn plain_best_swap(
     options: CascadeOptions,
     context: Option<&SearchContext>,
 ) -> Result<Option<engine::Swap>, CallError> {
-    let outcomes = engine::certain_outcomes_while(board, options.max_steps, || !stopped(context))?;
+    let outcomes =
+        engine::certain_outcomes_while(board, options.specials, options.max_steps, || {
+            !stopped(context)
+        })?;
     check_context(context)?;
     let mut best: Option<((u64, u64), engine::Swap)> = None;
     for (swap, outcome) in outcomes {

@@ -9,7 +9,7 @@ use super::super::ServiceLimits;
 use super::{cascade_options, generate_board, resolve_cascade_within};
 use crate::engine::{self, EngineError, StableBoard};
 use crate::proto;
-use crate::transport::convert::{SwapBoard, swap_board_from_proto, swap_from_proto};
+use crate::transport::convert::{swap_board_from_proto, swap_from_proto};
 use crate::transport::status::engine_status;
 
 /// Most moves one `ReplayGame` takes: 1000. More is INVALID_ARGUMENT naming `moves`.
@@ -61,10 +61,7 @@ fn cascade_status(error: EngineError, limits: ServiceLimits) -> Status {
 /// # Errors
 /// As the board conversion (a malformed board).
 pub fn swap_board_digest(board: &proto::Board) -> Result<[u8; 32], EngineError> {
-    Ok(match swap_board_from_proto(Some(board.clone()))? {
-        SwapBoard::Plain(board) => engine::board_digest(&board),
-        SwapBoard::Level(level) => engine::level_board_digest(&level),
-    })
+    Ok(swap_board_from_proto(Some(board.clone()))?.digest())
 }
 
 /// ReplayGame, engine side: each move is the ResolveCascade request made of its fields on the
@@ -176,21 +173,21 @@ fn plain_step_bytes_bound(cells: usize) -> u64 {
 /// A plain replay's board between moves: stable, or not (NONE refill left empty cells).
 enum PlainBoard {
     Stable(StableBoard),
-    Unstable(engine::Board),
+    Unstable(engine::SwapBoard),
 }
 
 impl PlainBoard {
-    fn of(board: engine::Board) -> Self {
+    fn of(board: engine::SwapBoard) -> Self {
         match StableBoard::try_from(board.clone()) {
             Ok(stable) => Self::Stable(stable),
             Err(_) => Self::Unstable(board),
         }
     }
 
-    fn board(&self) -> &engine::Board {
+    fn to_proto(&self) -> proto::Board {
         match self {
-            Self::Stable(stable) => stable.board(),
-            Self::Unstable(board) => board,
+            Self::Stable(stable) => stable.into(),
+            Self::Unstable(board) => board.into(),
         }
     }
 }
@@ -214,7 +211,7 @@ fn plain_move(
     let swap = swap_from_proto(Some(play.swap?)).ok()?;
     let mut rng = engine::rng_from_seed(play.seed);
     let played = engine::play_swap(board.clone(), swap, options, &mut rng).ok()?;
-    let cells = board.board().cells().len();
+    let cells = board.colors().cells().len();
     if u64::from(played.steps).saturating_mul(plain_step_bytes_bound(cells)) > limit as u64 {
         return None;
     }
@@ -263,9 +260,10 @@ fn plain_replay(
         }
         _ => return Ok(None),
     };
-    let SwapBoard::Plain(first) = swap_board_from_proto(Some(start.clone()))? else {
+    let first = swap_board_from_proto(Some(start.clone()))?;
+    if first.has_layers() {
         return Ok(None);
-    };
+    }
     let mut board = PlainBoard::of(first);
     // The proto board of the last answered move; the start until one is.
     let mut last: Option<proto::Board> = None;
@@ -287,7 +285,7 @@ fn plain_replay(
         let current = match last.take() {
             Some(current) => current,
             None if moves.is_empty() => start.clone(),
-            None => board.board().into(),
+            None => board.to_proto(),
         };
         match resolve_cascade_within(move_request(current, play), limits.max_response_bytes) {
             Ok(response) => {
@@ -304,10 +302,10 @@ fn plain_replay(
                 let Some(next) = response.board else {
                     return Ok(None);
                 };
-                let SwapBoard::Plain(engine_board) = swap_board_from_proto(Some(next.clone()))?
-                else {
+                let engine_board = swap_board_from_proto(Some(next.clone()))?;
+                if engine_board.has_layers() {
                     return Ok(None);
-                };
+                }
                 board = PlainBoard::of(engine_board);
                 last = Some(next);
             }
@@ -329,7 +327,7 @@ fn plain_replay(
     let board = match last {
         Some(board) => board,
         None if moves.is_empty() => start.clone(),
-        None => board.board().into(),
+        None => board.to_proto(),
     };
     Ok(Some(proto::SwapReplayGameResponse {
         moves,

@@ -2,8 +2,6 @@
 //! their steps (clearing, in `clearing`; gravity through holes and refill, in `rules`) on row
 //! masks (colour planes, tiles, specials) with buffers reused from step to step.
 
-use std::ops::ControlFlow;
-
 use rand::Rng;
 
 use super::arrange::shuffle_level;
@@ -15,61 +13,19 @@ use super::gravity::{
 use super::rules::{
     Combination, count_valid_swaps_on, count_valid_swaps_with, exchange, judge_level_swap,
 };
-use super::{LevelBoard, Special, StableLevel};
+use super::{LevelBoard, StableLevel};
 use crate::bitboard::{CellSet, ColorPlanes};
 use crate::board::{EMPTY, Position};
-use crate::cascade::{CascadeOptions, Refill, RunSearch};
 use crate::error::EngineError;
-use crate::gravity::{Fall, Spawn};
 use crate::moves::{Swap, SwapVerdict};
 use crate::runs::{Group, find_groups, groups_of};
-
-/// One step of a level cascade.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LevelStep {
-    /// 1-based step number k.
-    pub index: u32,
-    /// Groups cleared, ordered by first cell (empty for a settling step and for the step 1 of
-    /// a combination).
-    pub groups: Vec<Group>,
-    /// Specials fired, in queue order, with the kind each fired as.
-    pub fired: Vec<Special>,
-    /// Specials created, ordered by position.
-    pub created: Vec<Special>,
-    /// Cells cleared outside the groups (by a combination or a firing), row-major.
-    pub effect_cleared: Vec<Position>,
-    /// Tiles moved by gravity, ordered by `from` in row-major order.
-    pub falls: Vec<Fall>,
-    /// Cells filled by refill, row-major.
-    pub spawns: Vec<Spawn>,
-    /// `10 * k * (cells cleared)`.
-    pub score: u64,
-    /// The board after the step.
-    pub board: LevelBoard,
-}
-
-/// Everything a level resolution produced.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LevelOutcome {
-    /// Steps in order; empty when nothing happened.
-    pub steps: Vec<LevelStep>,
-    /// The final board (after the shuffle, if any).
-    pub board: LevelBoard,
-    /// Sum of the steps' scores.
-    pub total_score: u64,
-    /// The dead board before the automatic shuffle, when one happened.
-    pub board_before_shuffle: Option<LevelBoard>,
-    /// True when the final board is stable and has no valid swap (combinations included).
-    pub dead: bool,
-    /// Valid swaps on the final board (0 unless it is stable).
-    pub valid_swap_count: usize,
-    /// True when the final board is stable.
-    pub stable: bool,
-}
+use crate::swap::board::SwapBoard;
+use crate::swap::cascade::RunSearch;
+use crate::swap::step::{CascadeOptions, CascadeStep, CascadeSummary, Refill, StepSink};
 
 /// Judges `swap` on a stable level board and, when it is valid, returns its combination (if
 /// any) and the groups step 1 would clear (none for a combination).
-pub fn preview_level_swap(
+pub(crate) fn preview_level_swap(
     level: &StableLevel,
     swap: Swap,
 ) -> (SwapVerdict, Option<Combination>, Vec<Group>) {
@@ -90,53 +46,18 @@ fn indices(level: &LevelBoard, swap: Swap) -> (usize, usize) {
     (index(swap.a), index(swap.b))
 }
 
-/// Applies `swap` to a stable level board and resolves the cascade.
+/// Applies `swap` to a stable board with layers and resolves the cascade, handing each step to
+/// `sink` as it is made (the layered path of [`crate::resolve_swap_into`]).
 ///
 /// # Errors
-/// [`EngineError::PositionOffBoard`] for an off-board position, [`EngineError::IllegalSwap`]
-/// for a hole, non-adjacent, empty or non-matching swap, and
-/// [`EngineError::CascadeLimitExceeded`].
-pub fn resolve_level_swap<R: Rng + ?Sized>(
-    level: StableLevel,
-    swap: Swap,
-    options: CascadeOptions,
-    rng: &mut R,
-) -> Result<LevelOutcome, EngineError> {
-    let mut steps = Vec::new();
-    let mut outcome = resolve_level_swap_into(level, swap, options, rng, &mut steps)?;
-    outcome.steps = steps;
-    Ok(outcome)
-}
-
-/// Where a level resolution hands its steps, each as soon as it is made (see
-/// [`crate::StepSink`] for plain boards): a caller can measure them, or stop a cascade
-/// that has outlived its call.
-pub trait LevelStepSink {
-    /// Takes the next step; [`ControlFlow::Break`] stops the resolution at once with
-    /// [`EngineError::CascadeStopped`].
-    fn accept(&mut self, step: LevelStep) -> ControlFlow<()>;
-}
-
-/// Keeps every step.
-impl LevelStepSink for Vec<LevelStep> {
-    fn accept(&mut self, step: LevelStep) -> ControlFlow<()> {
-        self.push(step);
-        ControlFlow::Continue(())
-    }
-}
-
-/// [`resolve_level_swap`] handing each step to `sink` as it is made; the returned outcome's
-/// `steps` is empty (they went to the sink). Same steps, board, score and draws.
-///
-/// # Errors
-/// As [`resolve_level_swap`], and [`EngineError::CascadeStopped`] when `sink` stops it.
-pub fn resolve_level_swap_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
+/// As [`crate::resolve_swap_into`].
+pub(crate) fn resolve_level_swap_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
     level: StableLevel,
     swap: Swap,
     options: CascadeOptions,
     rng: &mut R,
     sink: &mut S,
-) -> Result<LevelOutcome, EngineError> {
+) -> Result<CascadeSummary, EngineError> {
     let (verdict, combination) = judge_level_swap(level.level(), swap);
     if let Some(rejection) = verdict.rejection() {
         return Err(EngineError::IllegalSwap(rejection));
@@ -176,7 +97,7 @@ pub fn resolve_level_swap_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     // and starts no lower than the lower one.
     let search = RunSearch::after_swap(swap, [board.color(a), board.color(b)]);
     let mut scratch = Scratch::new(&board, planes, &mut masks, true, search);
-    let total_score = cascade(
+    let (steps, total_score) = cascade(
         &mut board,
         Some(trigger),
         0,
@@ -185,36 +106,21 @@ pub fn resolve_level_swap_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         options,
         rng,
     )?;
-    Ok(finish(board, &scratch, total_score, options, rng))
+    Ok(finish(board, &scratch, (steps, total_score), options, rng))
 }
 
-/// Resolves a level board as given: settles empty non-hole cells first (a step with no groups
-/// when a tile falls or spawns), then cascades.
+/// Resolves a board with layers as given (the layered path of [`crate::resolve_board_into`]):
+/// settles empty non-hole cells first (a step with no groups when a tile falls or spawns), then
+/// cascades.
 ///
 /// # Errors
-/// [`EngineError::CascadeLimitExceeded`].
-pub fn resolve_level_board<R: Rng + ?Sized>(
-    board: LevelBoard,
-    options: CascadeOptions,
-    rng: &mut R,
-) -> Result<LevelOutcome, EngineError> {
-    let mut steps = Vec::new();
-    let mut outcome = resolve_level_board_into(board, options, rng, &mut steps)?;
-    outcome.steps = steps;
-    Ok(outcome)
-}
-
-/// [`resolve_level_board`] handing each step to `sink` as it is made; the returned outcome's
-/// `steps` is empty (they went to the sink). Same steps, board, score and draws.
-///
-/// # Errors
-/// As [`resolve_level_board`], and [`EngineError::CascadeStopped`] when `sink` stops it.
-pub fn resolve_level_board_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
+/// As [`crate::resolve_board_into`].
+pub(crate) fn resolve_level_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
     mut board: LevelBoard,
     options: CascadeOptions,
     rng: &mut R,
     sink: &mut S,
-) -> Result<LevelOutcome, EngineError> {
+) -> Result<CascadeSummary, EngineError> {
     let mut settling_steps = 0;
     if board.has_empty_cell() {
         let falls = level_gravity(&mut board);
@@ -224,7 +130,7 @@ pub fn resolve_level_board_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         };
         if !falls.is_empty() || !spawns.is_empty() {
             settling_steps = 1;
-            let step = LevelStep {
+            let step = CascadeStep {
                 index: 1,
                 groups: Vec::new(),
                 fired: Vec::new(),
@@ -233,7 +139,7 @@ pub fn resolve_level_board_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
                 falls,
                 spawns,
                 score: 0,
-                board: board.clone(),
+                board: SwapBoard::layered(board.clone()),
             };
             if sink.accept(step).is_break() {
                 return Err(EngineError::CascadeStopped { steps: 1 });
@@ -245,7 +151,7 @@ pub fn resolve_level_board_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     let mut masks = KindMasks::of(&board, &planes);
     let search = RunSearch::everywhere(height);
     let mut scratch = Scratch::new(&board, planes, &mut masks, false, search);
-    let total_score = cascade(
+    let (steps, total_score) = cascade(
         &mut board,
         None,
         settling_steps,
@@ -254,7 +160,7 @@ pub fn resolve_level_board_into<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         options,
         rng,
     )?;
-    Ok(finish(board, &scratch, total_score, options, rng))
+    Ok(finish(board, &scratch, (steps, total_score), options, rng))
 }
 
 /// What a cascade keeps from step to step: the colour planes and kind masks of the board at
@@ -313,7 +219,7 @@ impl<'a> Scratch<'a> {
 /// The cascade loop: step 1 of a combination clears its area; every other step clears the
 /// groups; each step fires the specials it cleared, creates specials, applies gravity and
 /// refill. Runs while the board has a run. Leaves `scratch.planes` describing the final board.
-fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
+fn cascade<R: Rng + ?Sized, S: StepSink + ?Sized>(
     board: &mut LevelBoard,
     mut trigger: Option<Trigger>,
     first_index: u32,
@@ -321,7 +227,7 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
     sink: &mut S,
     options: CascadeOptions,
     rng: &mut R,
-) -> Result<u64, EngineError> {
+) -> Result<(u32, u64), EngineError> {
     let mut index = first_index;
     let mut total_score = 0;
     loop {
@@ -343,7 +249,7 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
                 .iter()
                 .fold(0, |any, &line| any | line);
             if any == 0 {
-                return Ok(total_score);
+                return Ok((index, total_score));
             }
             groups_of(&scratch.planes, matched)
         };
@@ -360,6 +266,7 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
             &groups,
             this_trigger,
             combination,
+            options.specials,
         );
         let score = 10 * u64::from(index) * cleared.count as u64;
         total_score += score;
@@ -410,7 +317,7 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
         };
         debug_assert!(scratch.planes.describes(board.board()));
         debug_assert!(*scratch.masks == KindMasks::of(board, &scratch.planes));
-        let step = LevelStep {
+        let step = CascadeStep {
             index,
             groups,
             fired: cleared.fired,
@@ -419,7 +326,7 @@ fn cascade<R: Rng + ?Sized, S: LevelStepSink + ?Sized>(
             falls,
             spawns,
             score,
-            board: board.clone(),
+            board: SwapBoard::layered(board.clone()),
         };
         if sink.accept(step).is_break() {
             return Err(EngineError::CascadeStopped { steps: index });
@@ -445,10 +352,10 @@ fn hole_masks(board: &LevelBoard) -> CellSet {
 fn finish<R: Rng + ?Sized>(
     board: LevelBoard,
     scratch: &Scratch<'_>,
-    total_score: u64,
+    (steps, total_score): (u32, u64),
     options: CascadeOptions,
     rng: &mut R,
-) -> LevelOutcome {
+) -> CascadeSummary {
     // Stable when every non-hole cell holds a tile (the board has no run left).
     let full = u64::MAX >> (64 - board.width());
     let (holes, tiles) = (scratch.holes.rows(), scratch.masks.tiles.rows());
@@ -457,14 +364,12 @@ fn finish<R: Rng + ?Sized>(
     let mut outcome = LevelOutcome {
         stable,
         board,
-        steps: Vec::new(),
-        total_score,
         board_before_shuffle: None,
         dead: false,
         valid_swap_count: 0,
     };
     if !outcome.stable {
-        return outcome;
+        return outcome.summary(steps, total_score);
     }
     outcome.valid_swap_count =
         count_valid_swaps_with(&outcome.board, &scratch.planes, scratch.masks);
@@ -481,13 +386,38 @@ fn finish<R: Rng + ?Sized>(
         outcome.dead = false;
         outcome.board_before_shuffle = Some(std::mem::replace(&mut outcome.board, shuffled));
     }
-    outcome
+    outcome.summary(steps, total_score)
+}
+
+/// The final board of a level resolution and how it was judged.
+struct LevelOutcome {
+    board: LevelBoard,
+    board_before_shuffle: Option<LevelBoard>,
+    stable: bool,
+    dead: bool,
+    valid_swap_count: usize,
+}
+
+impl LevelOutcome {
+    fn summary(self, steps: u32, total_score: u64) -> CascadeSummary {
+        CascadeSummary {
+            steps,
+            board: SwapBoard::layered(self.board),
+            total_score,
+            board_before_shuffle: self.board_before_shuffle.map(SwapBoard::layered),
+            dead: self.dead,
+            valid_swap_count: self.valid_swap_count,
+            stable: self.stable,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{NONE, p, run};
     use super::*;
+    use crate::gravity::Fall;
+    use crate::swap::resolve::resolve_board;
 
     #[test]
     fn settling_a_board_with_holes() {
@@ -504,16 +434,15 @@ mod tests {
         );
         assert_eq!(outcome.board.to_string(), "../#./RG");
         // Under RANDOM refill every non-hole cell ends filled, the holes stay empty.
-        let level = LevelBoard::parse("R.#/#../..G/G#.").unwrap();
+        let level = SwapBoard::parse("R.#/#../..G/G#.").unwrap();
         let options = CascadeOptions {
             refill: Refill::Random { colors: 5 },
             ..NONE
         };
-        let outcome =
-            resolve_level_board(level.clone(), options, &mut crate::rng_from_seed(9)).unwrap();
+        let outcome = resolve_board(level.clone(), options, &mut crate::rng_from_seed(9)).unwrap();
         assert!(outcome.stable);
         assert_eq!(outcome.board.holes(), level.holes());
-        assert!(crate::level::is_level_stable(&outcome.board));
+        assert!(crate::swap::stable::is_stable(&outcome.board));
     }
 
     #[test]

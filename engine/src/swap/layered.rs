@@ -1,89 +1,12 @@
-//! Level boards (docs/rules.md section 6): a swap-family board with a hole mask and per-cell
-//! piece kinds (striped, wrapped, colour bomb).
-//!
-//! Plain boards never come here: they keep the bitboard path of sections 1-2. A [`LevelBoard`]
-//! keeps the colours in an ordinary [`Board`] (0 for empty cells, holes and colour bombs, so
-//! runs found on the colours alone are exactly the level's runs: a hole or a bomb breaks every
-//! line), plus one hole flag and one [`PieceKind`] per cell. Runs, groups, valid swaps and the
-//! areas specials clear are computed on the plain engine's colour planes plus one row mask
-//! each for tiles, specials and bombs; only the events reported are built cell by cell.
-
-mod arrange;
-mod bits;
-mod cascade;
-mod clearing;
-mod creation;
-mod gravity;
-mod rules;
-#[cfg(test)]
-mod test_support;
+//! [`LevelBoard`]: the colours of a swap board with its hole and piece-kind layers, consistent
+//! by construction. Inside the engine only: the public board is [`super::SwapBoard`].
 
 use std::fmt;
 use std::sync::Arc;
 
-pub use arrange::{generate_level_board, shuffle_level};
-pub use cascade::{
-    LevelOutcome, LevelStep, LevelStepSink, preview_level_swap, resolve_level_board,
-    resolve_level_board_into, resolve_level_swap, resolve_level_swap_into,
-};
-pub use rules::{Combination, count_level_valid_swaps, judge_level_swap, level_valid_swaps};
-
-use super::bitboard::ColorPlanes;
-use super::board::{Board, COLOR_LETTERS, EMPTY, Position, color_char, color_from_char};
-use super::error::{BoardError, EngineError, LevelError};
-use super::runs::{has_run, matched_positions};
-use bits::KindMasks;
-
-/// The kind of a piece. Striped and wrapped pieces have a colour and match like plain tiles of
-/// it; a colour bomb has no colour (its cell value is 0) and never matches.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum PieceKind {
-    /// A plain tile (also the kind of an empty cell and of a hole).
-    #[default]
-    Normal,
-    /// Fires along its row: clears every tile of the row.
-    StripedH,
-    /// Fires along its column: clears every tile of the column.
-    StripedV,
-    /// Fires on the 3x3 square centred on it.
-    Wrapped,
-    /// Fires on every tile of the most common colour at the start of the step.
-    ColorBomb,
-}
-
-impl PieceKind {
-    /// Any kind but [`PieceKind::Normal`].
-    pub fn is_special(self) -> bool {
-        self != Self::Normal
-    }
-
-    /// [`PieceKind::StripedH`] or [`PieceKind::StripedV`].
-    pub fn is_striped(self) -> bool {
-        matches!(self, Self::StripedH | Self::StripedV)
-    }
-
-    /// The text-form suffix after a colour: `-` striped along the row, `|` along the column,
-    /// `+` wrapped; none for a plain tile. (A colour bomb is written `*`, with no colour.)
-    pub fn suffix(self) -> Option<char> {
-        match self {
-            Self::StripedH => Some('-'),
-            Self::StripedV => Some('|'),
-            Self::Wrapped => Some('+'),
-            Self::Normal | Self::ColorBomb => None,
-        }
-    }
-}
-
-/// A special piece at a cell: fired or created in a cascade step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Special {
-    /// Where it is.
-    pub position: Position,
-    /// Its kind (for a fired piece, the kind it fired as).
-    pub kind: PieceKind,
-    /// Its colour, or 0 for a colour bomb.
-    pub color: u8,
-}
+use super::pieces::{PieceKind, write_cell};
+use crate::board::{Board, COLOR_LETTERS, EMPTY, Position, color_from_char};
+use crate::error::{BoardError, EngineError, LevelError};
 
 /// A swap-family board with a hole mask and piece kinds, consistent by construction: a hole
 /// holds no tile and has kind NORMAL; a colour bomb's colour is 0; striped and wrapped pieces
@@ -253,11 +176,6 @@ impl LevelBoard {
         self.holes.len()
     }
 
-    /// Never true: a board has at least one cell.
-    pub fn is_empty(&self) -> bool {
-        self.holes.is_empty()
-    }
-
     /// True when cell `index` is a hole.
     pub fn is_hole(&self, index: usize) -> bool {
         self.holes[index]
@@ -291,36 +209,9 @@ impl LevelBoard {
         (0..self.len()).any(|i| !self.holes[i] && !self.is_tile(i))
     }
 
-    /// True when the board has a hole.
-    pub fn has_hole(&self) -> bool {
-        self.holes.contains(&true)
-    }
-
     pub(crate) fn parts_mut(&mut self) -> (&mut [u8], &mut [PieceKind], &[bool]) {
         (self.board.cells_mut(), &mut self.kinds, &self.holes)
     }
-}
-
-/// Writes one cell of the text form.
-fn write_cell(f: &mut impl fmt::Write, color: u8, hole: bool, kind: PieceKind) -> fmt::Result {
-    if hole {
-        return f.write_char('#');
-    }
-    if kind == PieceKind::ColorBomb {
-        return f.write_char('*');
-    }
-    f.write_char(color_char(color))?;
-    match kind.suffix() {
-        Some(suffix) if color != EMPTY => f.write_char(suffix),
-        _ => Ok(()),
-    }
-}
-
-/// The text form of one cell (`#`, `.`, `*`, `R`, `R-`, `R|`, `R+`, ...).
-pub fn cell_text(color: u8, hole: bool, kind: PieceKind) -> String {
-    let mut text = String::new();
-    let _ = write_cell(&mut text, color, hole, kind);
-    text
 }
 
 impl fmt::Display for LevelBoard {
@@ -348,88 +239,7 @@ impl fmt::Debug for LevelBoard {
     }
 }
 
-/// A level board with no run and no empty non-hole cell: the only level board the rules judge
-/// swaps on. Like [`crate::StableBoard`], it keeps the colour planes its stability
-/// check built, and the kind masks of its tiles, specials and bombs, for the cascade and the
-/// valid-swap count to start from.
-#[derive(Clone)]
-pub struct StableLevel {
-    level: LevelBoard,
-    planes: ColorPlanes,
-    /// Boxed: the masks are large (three 64-row sets), and a turn takes the board by value.
-    masks: Box<KindMasks>,
-}
-
-impl StableLevel {
-    /// The board.
-    pub fn level(&self) -> &LevelBoard {
-        &self.level
-    }
-
-    /// Gives the board back.
-    pub fn into_level(self) -> LevelBoard {
-        self.level
-    }
-
-    /// The colour planes and kind masks of the board.
-    pub(crate) fn bits(&self) -> (&ColorPlanes, &KindMasks) {
-        (&self.planes, &self.masks)
-    }
-
-    pub(crate) fn new_unchecked(level: LevelBoard) -> Self {
-        debug_assert!(is_level_stable(&level));
-        let planes = ColorPlanes::of(level.board());
-        let masks = Box::new(KindMasks::of(&level, &planes));
-        Self {
-            level,
-            planes,
-            masks,
-        }
-    }
-}
-
-impl PartialEq for StableLevel {
-    fn eq(&self, other: &Self) -> bool {
-        self.level == other.level
-    }
-}
-
-impl Eq for StableLevel {}
-
-impl fmt::Debug for StableLevel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("StableLevel").field(&self.level).finish()
-    }
-}
-
-/// True when `level` has no run and no empty non-hole cell.
-pub fn is_level_stable(level: &LevelBoard) -> bool {
-    !level.has_empty_cell() && !has_run(level.board())
-}
-
-impl TryFrom<LevelBoard> for StableLevel {
-    type Error = EngineError;
-
-    /// # Errors
-    /// [`EngineError::UnstableBoard`] listing the empty non-hole cells and the matched cells.
-    fn try_from(level: LevelBoard) -> Result<Self, Self::Error> {
-        let planes = ColorPlanes::of(level.board());
-        if !level.has_empty_cell() && !planes.has_run() {
-            let masks = Box::new(KindMasks::of(&level, &planes));
-            return Ok(Self {
-                level,
-                planes,
-                masks,
-            });
-        }
-        Err(EngineError::UnstableBoard {
-            empty_cells: level.empty_cells(),
-            matched_cells: matched_positions(level.board()),
-        })
-    }
-}
-
-// Keeps the letter table in the public docs above reachable for rustdoc links.
+// Keeps the letter table in the docs above reachable for rustdoc links.
 const _: &[u8; 16] = COLOR_LETTERS;
 
 /// SHA-256 fingerprint of a level board, extending the plain board's digest
@@ -437,7 +247,7 @@ const _: &[u8; 16] = COLOR_LETTERS;
 /// colour byte per cell, row-major) with one more byte per cell, row-major: 255 for a hole,
 /// else the cell's kind as its `PieceKind` proto number with NORMAL as 0 (STRIPED_H 2,
 /// STRIPED_V 3, WRAPPED 4, COLOR_BOMB 5).
-pub fn level_board_digest(level: &LevelBoard) -> [u8; 32] {
+pub(crate) fn level_board_digest(level: &LevelBoard) -> [u8; 32] {
     use sha2::{Digest, Sha256};
     let mut hasher = Sha256::new();
     hasher.update((level.width() as u32).to_le_bytes());
@@ -530,21 +340,5 @@ mod tests {
             Err(LevelError::KindOnHole { index: 3 })
         );
         assert!(LevelBoard::new(board, vec![], vec![Normal, Normal, Normal, ColorBomb]).is_ok());
-    }
-
-    #[test]
-    fn stability_ignores_holes_and_bombs() {
-        // The hole breaks the row and the bomb breaks the column: no run, no empty cell.
-        let level = LevelBoard::parse("RR#R/G*GG/RGRB/BRGR").unwrap();
-        assert!(is_level_stable(&level));
-        assert!(StableLevel::try_from(LevelBoard::parse("RRR#").unwrap()).is_err());
-        let err = StableLevel::try_from(LevelBoard::parse("R.#G").unwrap()).unwrap_err();
-        assert_eq!(
-            err,
-            EngineError::UnstableBoard {
-                empty_cells: vec![Position::new(0, 1)],
-                matched_cells: vec![]
-            }
-        );
     }
 }

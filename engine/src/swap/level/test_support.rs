@@ -1,16 +1,19 @@
 //! Helpers of the level engine's unit tests: resolving a board written as text.
 
-use super::{LevelBoard, LevelOutcome, PieceKind, Special, StableLevel};
-use super::{resolve_level_board, resolve_level_swap};
+use super::{PieceKind, Special};
 use crate::board::Position;
-use crate::cascade::{CascadeOptions, Refill};
 use crate::moves::Swap;
+use crate::swap::board::SwapBoard;
+use crate::swap::resolve::{resolve_board, resolve_swap};
+use crate::swap::stable::StableBoard;
+use crate::swap::step::{CascadeOptions, CascadeOutcome, Refill};
 
-/// NONE refill, the automatic shuffle on, 1000 steps.
+/// NONE refill, the automatic shuffle on, 1000 steps, special pieces created.
 pub(super) const NONE: CascadeOptions = CascadeOptions {
     refill: Refill::None,
     auto_shuffle: true,
     max_steps: 1000,
+    specials: true,
 };
 
 /// The position `(row, col)`.
@@ -28,15 +31,15 @@ pub(super) fn special(row: u32, col: u32, kind: PieceKind, color: u8) -> Special
 }
 
 /// Resolves `text` under NONE refill, after the swap `a`-`b` when given.
-pub(super) fn run(text: &str, swap: Option<((u32, u32), (u32, u32))>) -> LevelOutcome {
-    let level = LevelBoard::parse(text).unwrap();
+pub(super) fn run(text: &str, swap: Option<((u32, u32), (u32, u32))>) -> CascadeOutcome {
+    let level = SwapBoard::parse_with_layers(text).unwrap();
     let mut rng = crate::rng_from_seed(0);
     match swap {
         Some((a, b)) => {
-            let stable = StableLevel::try_from(level).unwrap();
+            let stable = StableBoard::try_from(level).unwrap();
             let swap = Swap::new(p(a.0, a.1), p(b.0, b.1));
-            resolve_level_swap(stable, swap, NONE, &mut rng).unwrap()
+            resolve_swap(stable, swap, NONE, &mut rng).unwrap()
         }
-        None => resolve_level_board(level, NONE, &mut rng).unwrap(),
+        None => resolve_board(level, NONE, &mut rng).unwrap(),
     }
 }

@@ -3,45 +3,35 @@
 
 use rand::Rng;
 
-use super::{
-    CascadeOptions, CascadeStep, Refill, cascade, check_swap_positions, end_of_move, swap_tiles,
-    swapped,
-};
+use super::{cascade, check_swap_positions, end_of_move, swap_tiles, swapped};
 use crate::bitboard::ColorPlanes;
 use crate::board::Board;
 use crate::error::EngineError;
 use crate::moves::{Swap, judge_swap, valid_swaps};
-use crate::stable::StableBoard;
+use crate::stable::StablePlain;
+use crate::swap::step::{CascadeOptions, CascadeStep, CertainOutcome, Refill};
 
 /// What one move did, without its events: the result of [`play_swap`], for simulations that
 /// need the board and the score but not the groups, falls and spawns of every step.
 #[derive(Clone, Debug)]
-pub struct PlayedMove {
+pub(crate) struct PlayedMove {
     /// The final board (after the shuffle, if any).
-    pub board: Board,
+    pub(crate) board: Board,
     /// Number of cascade steps, at least 1.
-    pub steps: u32,
+    pub(crate) steps: u32,
     /// The move's score: the sum of its steps' scores, as in [`CascadeOutcome::total_score`](crate::CascadeOutcome::total_score).
-    pub score: u64,
+    pub(crate) score: u64,
     /// Cells cleared over all steps: the cells of the steps' groups (which partition each
     /// step's matched cells).
-    pub cleared: u64,
+    pub(crate) cleared: u64,
     /// True when the cascade left a dead board that was shuffled.
-    pub shuffled: bool,
+    pub(crate) shuffled: bool,
     /// True when the final board is stable and has no valid swap.
-    pub dead: bool,
+    pub(crate) dead: bool,
     /// True when the final board is stable (always under [`Refill::Random`]).
-    pub stable: bool,
+    pub(crate) stable: bool,
     /// The colour planes of `board` when it is stable, kept for [`PlayedMove::into_stable`].
-    planes: Option<ColorPlanes>,
-}
-
-impl PlayedMove {
-    /// The final board as a [`StableBoard`], when it is stable.
-    pub fn into_stable(self) -> Option<StableBoard> {
-        let planes = self.planes?;
-        Some(StableBoard::with_planes(self.board, planes))
-    }
+    pub(crate) planes: Option<ColorPlanes>,
 }
 
 /// Applies `swap` and resolves its cascade exactly as [`resolve_swap`](crate::resolve_swap) does (same board, score,
@@ -52,8 +42,8 @@ impl PlayedMove {
 ///
 /// # Errors
 /// As [`resolve_swap`](crate::resolve_swap).
-pub fn play_swap<R: Rng + ?Sized>(
-    board: StableBoard,
+pub(crate) fn play_swap<R: Rng + ?Sized>(
+    board: StablePlain,
     swap: Swap,
     options: CascadeOptions,
     rng: &mut R,
@@ -85,40 +75,14 @@ pub fn play_swap<R: Rng + ?Sized>(
     })
 }
 
-/// What a swap certainly gives: its cascade under [`Refill::None`], where nothing is drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CertainOutcome {
-    /// The cascade's score, as [`PlayedMove::score`].
-    pub score: u64,
-    /// Cells cleared over all steps, as [`PlayedMove::cleared`].
-    pub cleared: u64,
-    /// Number of cascade steps, at least 1.
-    pub steps: u32,
-}
-
-/// Every valid swap of `board` (in [`valid_swaps`] order) with its [`Refill::None`] cascade:
-/// the same score, cells cleared and steps as [`play_swap`] with NONE refill gives for each,
-/// worked in one scratch board instead of a copy per swap, and without judging the final
-/// boards (which hints do not need).
-///
-/// # Errors
-/// [`EngineError::CascadeLimitExceeded`] at the first swap (in that order) whose cascade needs
-/// more than `max_steps` steps.
-pub fn certain_outcomes(
-    board: &StableBoard,
-    max_steps: u32,
-) -> Result<Vec<(Swap, CertainOutcome)>, EngineError> {
-    certain_outcomes_while(board, max_steps, || true)
-}
-
 /// [`certain_outcomes`], asking `go_on` before each swap: when it answers false (a search past
 /// its deadline), the outcomes of the swaps before are returned, and the caller, who knows why
 /// it stopped, says so.
 ///
 /// # Errors
 /// As [`certain_outcomes`], for the swaps played.
-pub fn certain_outcomes_while(
-    board: &StableBoard,
+pub(crate) fn certain_outcomes_while(
+    board: &StablePlain,
     max_steps: u32,
     mut go_on: impl FnMut() -> bool,
 ) -> Result<Vec<(Swap, CertainOutcome)>, EngineError> {
@@ -126,6 +90,7 @@ pub fn certain_outcomes_while(
         refill: Refill::None,
         auto_shuffle: true,
         max_steps,
+        specials: false,
     };
     // NONE refill draws nothing from it.
     let mut rng = crate::rng_from_seed(0);
@@ -164,8 +129,10 @@ pub fn certain_outcomes_while(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::cascade::resolve_swap;
+    use crate::{
+        CascadeOptions, CertainOutcome, EngineError, Refill, certain_outcomes,
+        certain_outcomes_while, play_swap, resolve_swap,
+    };
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
@@ -173,6 +140,7 @@ mod tests {
         refill: Refill::None,
         auto_shuffle: true,
         max_steps: 1000,
+        specials: false,
     };
 
     fn rng() -> ChaCha8Rng {
@@ -203,6 +171,7 @@ mod tests {
                 refill,
                 auto_shuffle: seed % 3 != 0,
                 max_steps: 1000,
+                specials: false,
             };
             let mut rng_full = rng_from(seed + 1000);
             let mut rng_lean = rng_from(seed + 1000);
@@ -245,7 +214,7 @@ mod tests {
             let Ok((board, _)) = generate_swap_board(size, 0, &mut rng_from(seed)) else {
                 continue;
             };
-            let outcomes = certain_outcomes(&board, 1000).unwrap();
+            let outcomes = certain_outcomes(&board, false, 1000).unwrap();
             let swaps = crate::valid_swaps(&board);
             assert_eq!(outcomes.len(), swaps.len());
             for ((swap, certain), listed) in outcomes.into_iter().zip(swaps) {
@@ -260,7 +229,7 @@ mod tests {
                 compared += 1;
             }
             // A step limit the longest cascade passes is the same error.
-            if let Some(longest) = certain_outcomes(&board, 1000)
+            if let Some(longest) = certain_outcomes(&board, false, 1000)
                 .unwrap()
                 .iter()
                 .map(|(_, o)| o.steps)
@@ -268,7 +237,7 @@ mod tests {
                 .filter(|&s| s > 1)
             {
                 assert_eq!(
-                    certain_outcomes(&board, longest - 1),
+                    certain_outcomes(&board, false, longest - 1),
                     Err(EngineError::CascadeLimitExceeded {
                         max_steps: longest - 1
                     })
@@ -283,11 +252,11 @@ mod tests {
         use crate::{GenerationSize, generate_swap_board};
         let size = GenerationSize::for_swap(9, 9, 6).unwrap();
         let (board, count) = generate_swap_board(size, 5, &mut rng_from(3)).unwrap();
-        let all = certain_outcomes(&board, 1000).unwrap();
+        let all = certain_outcomes(&board, false, 1000).unwrap();
         assert_eq!(all.len(), count);
         for allowed in [0, 1, 3, count] {
             let mut asked = 0;
-            let some = certain_outcomes_while(&board, 1000, || {
+            let some = certain_outcomes_while(&board, false, 1000, || {
                 asked += 1;
                 asked <= allowed
             })

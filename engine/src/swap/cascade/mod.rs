@@ -3,159 +3,29 @@
 
 mod play;
 
-pub use play::{CertainOutcome, PlayedMove, certain_outcomes, certain_outcomes_while, play_swap};
-
-use std::ops::ControlFlow;
+pub(crate) use play::{certain_outcomes_while, play_swap};
 
 use rand::Rng;
 
-use super::bitboard::{BitIter, CellSet, ColorPlanes};
-use super::board::{Board, EMPTY};
-use super::error::EngineError;
-use super::gravity::{Fall, Spawn, refill_tops, settle_columns};
-use super::moves::{Swap, SwapVerdict, apply_swap, count_valid_swaps, judge_swap};
-use super::runs::{Group, find_groups, groups_of};
-use super::scoring::cascade_group_score;
-use super::shuffle::shuffle;
-use super::stable::StableBoard;
+use super::step::{CascadeOptions, CascadeStep, CascadeSummary, Refill, StepSink};
+use crate::bitboard::{BitIter, CellSet, ColorPlanes};
+use crate::board::{Board, EMPTY};
+use crate::error::EngineError;
+use crate::gravity::{refill_tops, settle_columns};
+use crate::moves::{Swap, SwapVerdict, apply_swap, count_valid_swaps, judge_swap};
+use crate::runs::{Group, find_groups, groups_of};
+use crate::scoring::cascade_group_score;
+use crate::shuffle::shuffle;
+use crate::stable::StablePlain;
 
-/// How empty cells are filled after gravity.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Refill {
-    /// Each empty cell, in row-major order, gets a colour drawn uniformly from `1..=colors`
-    /// (`colors` in `1..=16`).
-    Random {
-        /// Number of colours to draw from.
-        colors: u8,
-    },
-    /// Empty cells stay empty (LeetCode 723 semantics).
-    None,
-}
-
-/// Options of one cascade resolution.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CascadeOptions {
-    /// Refill mode.
-    pub refill: Refill,
-    /// Shuffle a dead final board (only under [`Refill::Random`]).
-    pub auto_shuffle: bool,
-    /// Maximum number of steps, at least 1.
-    pub max_steps: u32,
-}
-
-/// One cascade step.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CascadeStep {
-    /// 1-based step number k.
-    pub index: u32,
-    /// Groups cleared, ordered by first cell (empty for a settling step).
-    pub groups: Vec<Group>,
-    /// Tiles moved by gravity, ordered by `from` in row-major order.
-    pub falls: Vec<Fall>,
-    /// Cells filled by refill, row-major.
-    pub spawns: Vec<Spawn>,
-    /// `10 * n * k` summed over the groups.
-    pub score: u64,
-    /// The board after the step.
-    pub board: Board,
-}
-
-/// Everything a resolution produced.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CascadeOutcome {
-    /// Steps in order; empty when nothing happened.
-    pub steps: Vec<CascadeStep>,
-    /// The final board (after the shuffle, if any).
-    pub board: Board,
-    /// Sum of the steps' scores.
-    pub total_score: u64,
-    /// The dead board before the automatic shuffle, when one happened.
-    pub board_before_shuffle: Option<Board>,
-    /// True when the final board is stable and has no valid swap.
-    pub dead: bool,
-    /// Valid swaps on the final board (0 unless it is stable).
-    pub valid_swap_count: usize,
-    /// True when the final board is stable.
-    pub stable: bool,
-}
-
-/// Everything a resolution produced but its steps, which went to a [`StepSink`] as they
-/// were made (see [`resolve_swap_into`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CascadeSummary {
-    /// Number of steps handed to the sink.
-    pub steps: u32,
-    /// The final board (after the shuffle, if any).
-    pub board: Board,
-    /// Sum of the steps' scores.
-    pub total_score: u64,
-    /// The dead board before the automatic shuffle, when one happened.
-    pub board_before_shuffle: Option<Board>,
-    /// True when the final board is stable and has no valid swap.
-    pub dead: bool,
-    /// Valid swaps on the final board (0 unless it is stable).
-    pub valid_swap_count: usize,
-    /// True when the final board is stable.
-    pub stable: bool,
-}
-
-impl CascadeSummary {
-    /// The [`CascadeOutcome`] of this resolution, given the steps its sink kept.
-    pub fn with_steps(self, steps: Vec<CascadeStep>) -> CascadeOutcome {
-        CascadeOutcome {
-            steps,
-            board: self.board,
-            total_score: self.total_score,
-            board_before_shuffle: self.board_before_shuffle,
-            dead: self.dead,
-            valid_swap_count: self.valid_swap_count,
-            stable: self.stable,
-        }
-    }
-}
-
-/// Where a recording resolution hands its steps, each as soon as it is made, so a caller can
-/// convert, measure or stream them instead of holding the whole cascade: a reply builder keeps
-/// the memory of a call bounded by its reply size this way.
-pub trait StepSink {
-    /// Takes the next step (steps come in order, numbered from 1).
-    /// [`ControlFlow::Break`] stops the resolution at once with
-    /// [`EngineError::CascadeStopped`]; nothing after this step is computed.
-    fn accept(&mut self, step: CascadeStep) -> ControlFlow<()>;
-}
-
-/// Keeps every step.
-impl StepSink for Vec<CascadeStep> {
-    fn accept(&mut self, step: CascadeStep) -> ControlFlow<()> {
-        self.push(step);
-        ControlFlow::Continue(())
-    }
-}
-
-/// Applies `swap` to a stable board and resolves the cascade it triggers.
+/// Applies `swap` to a stable board without layers and resolves the cascade it triggers,
+/// handing each step to `sink` as it is made (the plain board's path of
+/// [`crate::resolve_swap_into`]).
 ///
 /// # Errors
-/// [`EngineError::PositionOffBoard`] (`swap.a` or `swap.b`) for an off-board position,
-/// [`EngineError::IllegalSwap`] for a non-adjacent, empty or non-matching swap,
-/// [`EngineError::CascadeLimitExceeded`] when the cascade needs more than `max_steps` steps.
-pub fn resolve_swap<R: Rng + ?Sized>(
-    board: StableBoard,
-    swap: Swap,
-    options: CascadeOptions,
-    rng: &mut R,
-) -> Result<CascadeOutcome, EngineError> {
-    let mut steps = Vec::new();
-    let summary = resolve_swap_into(board, swap, options, rng, &mut steps)?;
-    Ok(summary.with_steps(steps))
-}
-
-/// [`resolve_swap`] handing each step to `sink` as it is made: same steps, board, score and RNG
-/// draws.
-///
-/// # Errors
-/// As [`resolve_swap`], and [`EngineError::CascadeStopped`] when `sink` stops the cascade.
-pub fn resolve_swap_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
-    board: StableBoard,
+/// As [`crate::resolve_swap_into`].
+pub(crate) fn resolve_swap_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
+    board: StablePlain,
     swap: Swap,
     options: CascadeOptions,
     rng: &mut R,
@@ -172,7 +42,7 @@ pub fn resolve_swap_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
 
 /// `board` with `swap` (valid) applied, its colour planes, and where its runs can be: every
 /// run passes through `a` or `b`.
-fn swapped(board: StableBoard, swap: Swap) -> (Board, ColorPlanes, RunSearch) {
+fn swapped(board: StablePlain, swap: Swap) -> (Board, ColorPlanes, RunSearch) {
     let (mut board, mut planes) = board.into_parts();
     let search = swap_tiles(&mut board, &mut planes, swap);
     (board, planes, search)
@@ -236,7 +106,7 @@ impl RunSearch {
 ///
 /// # Errors
 /// [`EngineError::PositionOffBoard`].
-pub fn check_swap_positions(board: &Board, swap: Swap) -> Result<(), EngineError> {
+pub(crate) fn check_swap_positions(board: &Board, swap: Swap) -> Result<(), EngineError> {
     board.checked_index("swap.a", swap.a)?;
     board.checked_index("swap.b", swap.b)?;
     Ok(())
@@ -244,7 +114,7 @@ pub fn check_swap_positions(board: &Board, swap: Swap) -> Result<(), EngineError
 
 /// Judges `swap` and, when it is valid, returns the groups cascade step 1 would clear (ordered
 /// by first cell); the group list is empty for any other verdict.
-pub fn preview_swap(board: &StableBoard, swap: Swap) -> (SwapVerdict, Vec<Group>) {
+pub(crate) fn preview_swap(board: &StablePlain, swap: Swap) -> (SwapVerdict, Vec<Group>) {
     match judge_swap(board, swap) {
         SwapVerdict::Ok => (
             SwapVerdict::Ok,
@@ -254,27 +124,13 @@ pub fn preview_swap(board: &StableBoard, swap: Swap) -> (SwapVerdict, Vec<Group>
     }
 }
 
-/// Resolves a well-formed board as given: first settles empty cells (a step with no groups,
-/// only falls and spawns, when anything changes), then cascades.
+/// Resolves a board without layers as given (the plain board's path of
+/// [`crate::resolve_board_into`]): first settles empty cells (a step with no groups, only falls
+/// and spawns, when anything changes), then cascades.
 ///
 /// # Errors
-/// [`EngineError::CascadeLimitExceeded`] when the cascade needs more than `max_steps` steps.
-pub fn resolve_board<R: Rng + ?Sized>(
-    board: Board,
-    options: CascadeOptions,
-    rng: &mut R,
-) -> Result<CascadeOutcome, EngineError> {
-    let mut steps = Vec::new();
-    let summary = resolve_board_into(board, options, rng, &mut steps)?;
-    Ok(summary.with_steps(steps))
-}
-
-/// [`resolve_board`] handing each step to `sink` as it is made: same steps, board, score and
-/// RNG draws.
-///
-/// # Errors
-/// As [`resolve_board`], and [`EngineError::CascadeStopped`] when `sink` stops the cascade.
-pub fn resolve_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
+/// As [`crate::resolve_board_into`].
+pub(crate) fn resolve_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
     mut board: Board,
     options: CascadeOptions,
     rng: &mut R,
@@ -299,10 +155,13 @@ pub fn resolve_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
             let step = CascadeStep {
                 index: 1,
                 groups: Vec::new(),
+                fired: Vec::new(),
+                created: Vec::new(),
+                effect_cleared: Vec::new(),
                 falls,
                 spawns,
                 score: 0,
-                board: board.clone(),
+                board: board.clone().into(),
             };
             if sink.accept(step).is_break() {
                 return Err(EngineError::CascadeStopped { steps: 1 });
@@ -328,9 +187,9 @@ fn run_cascade<R: Rng + ?Sized, S: StepSink + ?Sized>(
     let ending = end_of_move(board, planes, options, true, rng);
     Ok(CascadeSummary {
         steps,
-        board: ending.board,
+        board: ending.board.into(),
         total_score,
-        board_before_shuffle: ending.board_before_shuffle,
+        board_before_shuffle: ending.board_before_shuffle.map(Into::into),
         dead: ending.dead,
         valid_swap_count: ending.valid_swap_count,
         stable: ending.stable,
@@ -419,10 +278,13 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
             let step = CascadeStep {
                 index,
                 groups,
+                fired: Vec::new(),
+                created: Vec::new(),
+                effect_cleared: Vec::new(),
                 falls,
                 spawns,
                 score,
-                board: board.clone(),
+                board: board.clone().into(),
             };
             if sink.accept(step).is_break() {
                 return Err(EngineError::CascadeStopped { steps: index });
@@ -494,6 +356,8 @@ fn end_of_move<R: Rng + ?Sized>(
 mod tests {
     use super::*;
     use crate::Position;
+    use crate::swap::resolve::{resolve_board, resolve_swap};
+    use crate::swap::stable::StableBoard;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
@@ -501,6 +365,7 @@ mod tests {
         refill: Refill::None,
         auto_shuffle: true,
         max_steps: 1000,
+        specials: false,
     };
 
     fn swap(a: (u32, u32), b: (u32, u32)) -> Swap {
@@ -543,7 +408,7 @@ mod tests {
     #[test]
     fn spec_example_resolve_as_given() {
         let board = Board::parse("13552/34331/32452/24455/14411").unwrap();
-        let outcome = resolve_board(board, NONE, &mut rng()).unwrap();
+        let outcome = resolve_board(board.into(), NONE, &mut rng()).unwrap();
         assert_eq!(outcome.steps.len(), 2);
         assert_eq!(
             outcome.board.to_string(),
@@ -556,14 +421,18 @@ mod tests {
     #[test]
     fn empty_cells_are_settled_in_a_step_without_groups() {
         let board = Board::parse("R.G/.GB/GBR").unwrap();
-        let outcome = resolve_board(board, NONE, &mut rng()).unwrap();
+        let outcome = resolve_board(board.into(), NONE, &mut rng()).unwrap();
         assert_eq!(outcome.steps.len(), 1);
         assert!(outcome.steps[0].groups.is_empty());
         assert_eq!(outcome.steps[0].falls.len(), 1);
         assert_eq!(outcome.board.to_string(), "..G/RGB/GBR");
         // Nothing to settle, nothing to clear: no step.
-        let settled =
-            resolve_board(Board::parse("..G/RGB/GBR").unwrap(), NONE, &mut rng()).unwrap();
+        let settled = resolve_board(
+            Board::parse("..G/RGB/GBR").unwrap().into(),
+            NONE,
+            &mut rng(),
+        )
+        .unwrap();
         assert!(settled.steps.is_empty());
     }
 
@@ -573,6 +442,7 @@ mod tests {
             refill: Refill::Random { colors: 4 },
             auto_shuffle: true,
             max_steps: 1000,
+            specials: false,
         };
         let board = StableBoard::try_from(Board::parse("RRG/GGR/BYB").unwrap()).unwrap();
         let outcome = resolve_swap(board, swap((0, 2), (1, 2)), options, &mut rng()).unwrap();
@@ -589,10 +459,11 @@ mod tests {
             refill: Refill::Random { colors: 1 },
             auto_shuffle: true,
             max_steps: 50,
+            specials: false,
         };
         let board = Board::parse("RRR/GBG/BGB").unwrap();
         assert_eq!(
-            resolve_board(board, options, &mut rng()),
+            resolve_board(board.into(), options, &mut rng()),
             Err(EngineError::CascadeLimitExceeded { max_steps: 50 })
         );
     }

@@ -119,7 +119,7 @@ pub(super) fn creation(
 mod tests {
     use super::super::test_support::{p, run, special};
     use crate::gravity::Fall;
-    use crate::level::PieceKind::{ColorBomb, StripedH, StripedV, Wrapped};
+    use crate::swap::level::PieceKind::{ColorBomb, StripedH, StripedV, Wrapped};
 
     #[test]
     fn a_horizontal_four_makes_striped_v_at_the_swapped_cell() {

@@ -106,7 +106,7 @@ fn combination_area(
 /// Clears one step on `board` (the board at the start of the step, whose colour planes and
 /// kind masks are `planes` and `masks`): the groups (`cells.in_group`), or the combination's
 /// area; then every special so cleared fires, in queue order, until none is left; then the
-/// groups' specials are created. Leaves the cleared cells in `cells.cleared` and the planes and
+/// groups' specials are created (when `specials`, the rule of [`crate::CascadeOptions::specials`]). Leaves the cleared cells in `cells.cleared` and the planes and
 /// kind masks up to date; returns the counts and events.
 pub(super) fn clear_step(
     board: &mut LevelBoard,
@@ -115,6 +115,7 @@ pub(super) fn clear_step(
     groups: &[Group],
     trigger: Option<Trigger>,
     combination: Option<(Trigger, Combination)>,
+    specials: bool,
 ) -> Cleared {
     let (width, height) = (board.width(), board.height());
     let StepCells { cleared, in_group } = cells;
@@ -257,10 +258,14 @@ pub(super) fn clear_step(
     let count = effect_count + groups.iter().map(|group| group.cells.len()).sum::<usize>();
     debug_assert_eq!(count, cleared.len_within(height));
     let swapped = trigger.map(|t| [t.a, t.b]);
-    let mut created: Vec<Special> = groups
-        .iter()
-        .filter_map(|group| creation(planes, height, group, width, swapped))
-        .collect();
+    let mut created: Vec<Special> = if specials {
+        groups
+            .iter()
+            .filter_map(|group| creation(planes, height, group, width, swapped))
+            .collect()
+    } else {
+        Vec::new()
+    };
     created.sort_unstable_by_key(|special| special.position);
     // One pass over the cleared rows: the effect cells, the kind masks and the cells.
     let mut effect_cleared = Vec::with_capacity(effect_count);
@@ -306,7 +311,7 @@ pub(super) fn clear_step(
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{p, run, special};
-    use crate::level::PieceKind::{ColorBomb, StripedH, StripedV, Wrapped};
+    use crate::swap::level::PieceKind::{ColorBomb, StripedH, StripedV, Wrapped};
 
     #[test]
     fn a_striped_tile_inside_a_group_fires_its_row() {

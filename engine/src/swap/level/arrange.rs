@@ -242,8 +242,8 @@ pub fn shuffle_level<R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::is_level_stable;
     use crate::rng_from_seed;
+    use crate::swap::level::is_level_stable;
 
     #[test]
     fn generation_keeps_holes_empty_and_is_stable() {

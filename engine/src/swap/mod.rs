@@ -1,0 +1,32 @@
+//! The swap family (match-3; docs/rules.md sections 1, 2 and 6): one board type that may carry
+//! layers, one step and outcome, and the moves on them. Each call takes one path: a board
+//! without layers played without special pieces runs on colour planes alone (`cascade`), any
+//! other with the hole, piece-kind and special masks (`level`).
+
+mod arrange;
+mod board;
+mod cascade;
+mod judge;
+mod layered;
+mod level;
+mod pieces;
+mod resolve;
+mod stable;
+mod step;
+
+pub use arrange::{generate_swap_board, generate_swap_board_with_holes, shuffle};
+pub use board::SwapBoard;
+pub use judge::{
+    count_valid_swaps, first_valid_swap_from, is_dead, judge_swap, valid_swaps,
+    valid_swaps_with_combinations,
+};
+pub use level::Combination;
+pub use pieces::{PieceKind, Special, cell_text};
+pub use resolve::{
+    PlayedMove, SwapPreview, certain_outcomes, certain_outcomes_while, check_swap_positions,
+    play_swap, preview_swap, resolve_board, resolve_board_into, resolve_swap, resolve_swap_into,
+};
+pub use stable::{StableBoard, is_stable};
+pub use step::{
+    CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, Refill, StepSink,
+};

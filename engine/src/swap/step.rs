@@ -1,0 +1,150 @@
+//! What a swap-family resolution is asked and what it gives back (docs/rules.md sections 2 and
+//! 6): the options, one step of a cascade, the outcome, and the sink that takes steps as they
+//! are made. Plain boards and boards with layers share every one of these types; on a plain
+//! board the lists of specials are simply empty.
+
+use std::ops::ControlFlow;
+
+use super::board::SwapBoard;
+use super::pieces::Special;
+use crate::board::Position;
+use crate::gravity::{Fall, Spawn};
+use crate::runs::Group;
+
+/// How empty cells are filled after gravity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refill {
+    /// Each empty cell, in row-major order, gets a colour drawn uniformly from `1..=colors`
+    /// (`colors` in `1..=16`).
+    Random {
+        /// Number of colours to draw from.
+        colors: u8,
+    },
+    /// Empty cells stay empty (LeetCode 723 semantics).
+    None,
+}
+
+/// Options of one cascade resolution: how it refills, whether it shuffles, how long it may
+/// run, and which rules it plays by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CascadeOptions {
+    /// Refill mode.
+    pub refill: Refill,
+    /// Shuffle a dead final board (only under [`Refill::Random`]).
+    pub auto_shuffle: bool,
+    /// Maximum number of steps, at least 1.
+    pub max_steps: u32,
+    /// Create special pieces (docs/rules.md section 6: a run of 4 makes a striped piece, an L
+    /// or T a wrapped one, a run of 5 a colour bomb). Off, the cascade only clears runs, as in
+    /// sections 1-2; special pieces already on the board fire either way. A plain board played
+    /// with specials on gains a piece-kind layer.
+    pub specials: bool,
+}
+
+/// One cascade step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CascadeStep {
+    /// 1-based step number k.
+    pub index: u32,
+    /// Groups cleared, ordered by first cell (empty for a settling step and for the step 1 of
+    /// a combination).
+    pub groups: Vec<Group>,
+    /// Specials fired, in queue order, with the kind each fired as (empty on a board without
+    /// special pieces).
+    pub fired: Vec<Special>,
+    /// Specials created, ordered by position (empty unless [`CascadeOptions::specials`]).
+    pub created: Vec<Special>,
+    /// Cells cleared outside the groups (by a combination or a firing), row-major.
+    pub effect_cleared: Vec<Position>,
+    /// Tiles moved by gravity, ordered by `from` in row-major order.
+    pub falls: Vec<Fall>,
+    /// Cells filled by refill, row-major.
+    pub spawns: Vec<Spawn>,
+    /// `10 * k * (cells cleared)`: the groups' cells and `effect_cleared`.
+    pub score: u64,
+    /// The board after the step.
+    pub board: SwapBoard,
+}
+
+/// Everything a resolution produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CascadeOutcome {
+    /// Steps in order; empty when nothing happened.
+    pub steps: Vec<CascadeStep>,
+    /// The final board (after the shuffle, if any).
+    pub board: SwapBoard,
+    /// Sum of the steps' scores.
+    pub total_score: u64,
+    /// The dead board before the automatic shuffle, when one happened.
+    pub board_before_shuffle: Option<SwapBoard>,
+    /// True when the final board is stable and has no valid swap (combinations included).
+    pub dead: bool,
+    /// Valid swaps on the final board (0 unless it is stable).
+    pub valid_swap_count: usize,
+    /// True when the final board is stable.
+    pub stable: bool,
+}
+
+/// Everything a resolution produced but its steps, which went to a [`StepSink`] as they
+/// were made (see [`crate::resolve_swap_into`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CascadeSummary {
+    /// Number of steps handed to the sink.
+    pub steps: u32,
+    /// The final board (after the shuffle, if any).
+    pub board: SwapBoard,
+    /// Sum of the steps' scores.
+    pub total_score: u64,
+    /// The dead board before the automatic shuffle, when one happened.
+    pub board_before_shuffle: Option<SwapBoard>,
+    /// True when the final board is stable and has no valid swap (combinations included).
+    pub dead: bool,
+    /// Valid swaps on the final board (0 unless it is stable).
+    pub valid_swap_count: usize,
+    /// True when the final board is stable.
+    pub stable: bool,
+}
+
+impl CascadeSummary {
+    /// The [`CascadeOutcome`] of this resolution, given the steps its sink kept.
+    pub fn with_steps(self, steps: Vec<CascadeStep>) -> CascadeOutcome {
+        CascadeOutcome {
+            steps,
+            board: self.board,
+            total_score: self.total_score,
+            board_before_shuffle: self.board_before_shuffle,
+            dead: self.dead,
+            valid_swap_count: self.valid_swap_count,
+            stable: self.stable,
+        }
+    }
+}
+
+/// Where a recording resolution hands its steps, each as soon as it is made, so a caller can
+/// convert, measure or stream them instead of holding the whole cascade: a reply builder keeps
+/// the memory of a call bounded by its reply size this way.
+pub trait StepSink {
+    /// Takes the next step (steps come in order, numbered from 1).
+    /// [`ControlFlow::Break`] stops the resolution at once with
+    /// [`crate::EngineError::CascadeStopped`]; nothing after this step is computed.
+    fn accept(&mut self, step: CascadeStep) -> ControlFlow<()>;
+}
+
+/// Keeps every step.
+impl StepSink for Vec<CascadeStep> {
+    fn accept(&mut self, step: CascadeStep) -> ControlFlow<()> {
+        self.push(step);
+        ControlFlow::Continue(())
+    }
+}
+
+/// What a swap certainly gives: its cascade under [`Refill::None`], where nothing is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CertainOutcome {
+    /// The cascade's score, as [`crate::PlayedMove::score`].
+    pub score: u64,
+    /// Cells cleared over all steps, as [`crate::PlayedMove::cleared`].
+    pub cleared: u64,
+    /// Number of cascade steps, at least 1.
+    pub steps: u32,
+}
