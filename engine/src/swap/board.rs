@@ -181,7 +181,10 @@ impl SwapBoard {
     /// This board with layers (empty ones, when it had none).
     pub(crate) fn into_layered(self) -> LevelBoard {
         match self.0 {
-            Storage::Plain(board) => LevelBoard::from_parts(board, Vec::new(), Vec::new()),
+            Storage::Plain(board) => {
+                let cells = board.cells().len();
+                LevelBoard::from_parts(board, vec![false; cells], vec![PieceKind::Normal; cells])
+            }
             Storage::Layered(level) => level,
         }
     }

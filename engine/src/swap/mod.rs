@@ -23,10 +23,11 @@ pub use judge::{
 pub use level::Combination;
 pub use pieces::{PieceKind, Special, cell_text};
 pub use resolve::{
-    PlayedMove, SwapPreview, certain_outcomes, certain_outcomes_while, check_swap_positions,
-    play_swap, preview_swap, resolve_board, resolve_board_into, resolve_swap, resolve_swap_into,
+    SwapPreview, certain_outcomes, certain_outcomes_while, check_swap_positions, play_swap,
+    preview_swap, resolve_board, resolve_board_into, resolve_swap, resolve_swap_into,
 };
 pub use stable::{StableBoard, is_stable};
 pub use step::{
-    CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, Refill, StepSink,
+    CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, PlayedMove,
+    Refill, StepSink,
 };

@@ -12,9 +12,9 @@ use super::level;
 use super::level::{Combination, StableLevel};
 use super::stable::{Stable, StableBoard};
 use super::step::{
-    CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, Refill, StepSink,
+    CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, PlayedMove,
+    Refill, StepSink,
 };
-use crate::bitboard::ColorPlanes;
 use crate::board::Board;
 use crate::error::EngineError;
 use crate::moves::{Swap, SwapVerdict};
@@ -28,6 +28,7 @@ enum Path {
 }
 
 impl Path {
+    #[inline]
     fn of(board: StableBoard, options: &CascadeOptions) -> Self {
         match board.0 {
             Stable::Plain(plain) if !options.specials => Self::Plain(plain),
@@ -59,6 +60,7 @@ pub fn resolve_swap<R: Rng + ?Sized>(
 ///
 /// # Errors
 /// As [`resolve_swap`], and [`EngineError::CascadeStopped`] when `sink` stops the cascade.
+#[inline]
 pub fn resolve_swap_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
     board: StableBoard,
     swap: Swap,
@@ -148,30 +150,6 @@ pub fn preview_swap(board: &StableBoard, swap: Swap) -> SwapPreview {
     }
 }
 
-/// What one move did, without its events: the result of [`play_swap`], for simulations that
-/// need the board and the score but not the groups, falls and spawns of every step.
-#[derive(Clone, Debug)]
-pub struct PlayedMove {
-    /// The final board (after the shuffle, if any).
-    pub board: SwapBoard,
-    /// Number of cascade steps, at least 1.
-    pub steps: u32,
-    /// The move's score: the sum of its steps' scores, as in [`CascadeOutcome::total_score`].
-    pub score: u64,
-    /// Cells cleared over all steps: the cells of the steps' groups and their
-    /// `effect_cleared` cells.
-    pub cleared: u64,
-    /// True when the cascade left a dead board that was shuffled.
-    pub shuffled: bool,
-    /// True when the final board is stable and has no valid swap.
-    pub dead: bool,
-    /// True when the final board is stable (always under [`Refill::Random`]).
-    pub stable: bool,
-    /// The colour planes of a final board without layers when it is stable, kept for
-    /// [`PlayedMove::into_stable`].
-    planes: Option<ColorPlanes>,
-}
-
 impl PlayedMove {
     /// The final board as a [`StableBoard`], when it is stable.
     pub fn into_stable(self) -> Option<StableBoard> {
@@ -179,7 +157,7 @@ impl PlayedMove {
             return None;
         }
         Some(match self.board.into_storage() {
-            Ok(plain) => StablePlain::with_planes(plain, self.planes?).into(),
+            Ok(plain) => StablePlain::with_planes(plain, self.plain_planes?).into(),
             Err(layered) => StableLevel::new_unchecked(layered).into(),
         })
     }
@@ -204,6 +182,7 @@ impl StepSink for ClearedCount {
 ///
 /// # Errors
 /// As [`resolve_swap`].
+#[inline]
 pub fn play_swap<R: Rng + ?Sized>(
     board: StableBoard,
     swap: Swap,
@@ -211,19 +190,7 @@ pub fn play_swap<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> Result<PlayedMove, EngineError> {
     match Path::of(board, &options) {
-        Path::Plain(plain) => {
-            let played = cascade::play_swap(plain, swap, options, rng)?;
-            Ok(PlayedMove {
-                board: played.board.into(),
-                steps: played.steps,
-                score: played.score,
-                cleared: played.cleared,
-                shuffled: played.shuffled,
-                dead: played.dead,
-                stable: played.stable,
-                planes: played.planes,
-            })
-        }
+        Path::Plain(plain) => cascade::play_swap(plain, swap, options, rng),
         Path::Layered(level) => {
             let mut cleared = ClearedCount(0);
             let summary = level::resolve_level_swap_into(level, swap, options, rng, &mut cleared)?;
@@ -235,7 +202,7 @@ pub fn play_swap<R: Rng + ?Sized>(
                 shuffled: summary.board_before_shuffle.is_some(),
                 dead: summary.dead,
                 stable: summary.stable,
-                planes: None,
+                plain_planes: None,
             })
         }
     }
@@ -295,4 +262,163 @@ pub fn certain_outcomes_while(
         outcomes.push((swap, outcome));
     }
     Ok(outcomes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Position;
+    use crate::swap::pieces::PieceKind;
+
+    const NONE: CascadeOptions = CascadeOptions {
+        refill: Refill::None,
+        auto_shuffle: true,
+        max_steps: 1000,
+        specials: true,
+    };
+
+    fn swap(a: (u32, u32), b: (u32, u32)) -> Swap {
+        Swap::new(Position::new(a.0, a.1), Position::new(b.0, b.1))
+    }
+
+    fn resolve(text: &str, layers: bool, options: CascadeOptions) -> CascadeOutcome {
+        let board = if layers {
+            SwapBoard::parse_with_layers(text)
+        } else {
+            SwapBoard::parse(text)
+        };
+        let stable = StableBoard::try_from(board.unwrap()).unwrap();
+        // Both rows become runs of 4: each makes a striped piece when specials are on.
+        resolve_swap(
+            stable,
+            swap((0, 2), (1, 2)),
+            options,
+            &mut crate::rng_from_seed(1),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_specials_rule_decides_creation_whatever_the_storage() {
+        let with_layers = resolve("RRGR/GGRG", true, NONE);
+        let created = &with_layers.steps[0].created;
+        assert_eq!(created.len(), 2, "{with_layers:?}");
+        assert!(created.iter().all(|special| special.kind.is_striped()));
+        // A board without layers played with specials gains a kind layer and plays the same.
+        let plain = resolve("RRGR/GGRG", false, NONE);
+        assert_eq!(plain, with_layers);
+        assert!(plain.board.has_layers());
+        // Off, neither creates anything and the runs clear as in sections 1-2.
+        let off = CascadeOptions {
+            specials: false,
+            ..NONE
+        };
+        let layered_off = resolve("RRGR/GGRG", true, off);
+        let plain_off = resolve("RRGR/GGRG", false, off);
+        assert!(layered_off.steps.iter().all(|step| step.created.is_empty()));
+        assert_eq!(layered_off.board.to_string(), "..../....");
+        assert_eq!(plain_off.board.to_string(), "..../....");
+        assert!(layered_off.board.has_layers() && !plain_off.board.has_layers());
+        assert_eq!(layered_off.total_score, plain_off.total_score);
+        assert_eq!(plain_off.total_score, 80);
+        // With specials every matched cell is cleared and scored too; the two striped pieces
+        // are placed on cleared cells.
+        assert_eq!(with_layers.total_score, 80);
+        let kinds = with_layers.board.kinds().unwrap();
+        assert_eq!(kinds.iter().filter(|kind| kind.is_striped()).count(), 2);
+        assert!(kinds.iter().all(|&kind| kind != PieceKind::ColorBomb));
+    }
+
+    /// The boards with holes and specials of the benchmarks, and their first swaps.
+    fn layered_boards() -> Vec<(StableBoard, Swap)> {
+        let size = crate::GenerationSize::for_swap(9, 9, 6).unwrap();
+        let mut boards = Vec::new();
+        for seed in 0..40u64 {
+            let mut rng = crate::rng_from_seed(seed);
+            let holes: Vec<bool> = (0..81)
+                .map(|i| (i * 7 + seed as usize).is_multiple_of(11))
+                .collect();
+            let Ok((board, _)) =
+                super::super::arrange::generate_swap_board_with_holes(size, 1, holes, &mut rng)
+            else {
+                continue;
+            };
+            let swaps = super::super::judge::valid_swaps(&board);
+            boards.push((board, swaps[seed as usize % swaps.len()]));
+        }
+        assert!(boards.len() > 30);
+        boards
+    }
+
+    #[test]
+    fn play_swap_with_layers_ends_where_resolve_swap_does() {
+        let options = CascadeOptions {
+            refill: Refill::Random { colors: 6 },
+            ..NONE
+        };
+        for (seed, (board, swap)) in layered_boards().into_iter().enumerate() {
+            let mut full_rng = crate::rng_from_seed(seed as u64);
+            let mut lean_rng = crate::rng_from_seed(seed as u64);
+            let full = resolve_swap(board.clone(), swap, options, &mut full_rng).unwrap();
+            let lean = play_swap(board, swap, options, &mut lean_rng).unwrap();
+            assert_eq!(lean.board, full.board);
+            assert_eq!(lean.score, full.total_score);
+            assert_eq!(lean.steps as usize, full.steps.len());
+            let cleared: usize = full
+                .steps
+                .iter()
+                .map(|step| {
+                    step.effect_cleared.len()
+                        + step.groups.iter().map(|g| g.cells.len()).sum::<usize>()
+                })
+                .sum();
+            assert_eq!(lean.cleared, cleared as u64);
+            assert_eq!(lean.shuffled, full.board_before_shuffle.is_some());
+            assert_eq!((lean.dead, lean.stable), (full.dead, full.stable));
+            let next = lean.into_stable().expect("random refill ends stable");
+            assert_eq!(next.into_board(), full.board);
+        }
+    }
+
+    #[test]
+    fn certain_outcomes_with_layers_are_the_none_refill_plays() {
+        for (board, _) in layered_boards() {
+            let outcomes = certain_outcomes(&board, true, 1000).unwrap();
+            let swaps = super::super::judge::valid_swaps(&board);
+            assert_eq!(outcomes.len(), swaps.len());
+            for ((swap, certain), listed) in outcomes.into_iter().zip(swaps) {
+                assert_eq!(swap, listed);
+                let played = play_swap(board.clone(), swap, NONE, &mut crate::rng_from_seed(5));
+                let played = played.unwrap();
+                assert_eq!(
+                    certain,
+                    CertainOutcome {
+                        score: played.score,
+                        cleared: played.cleared,
+                        steps: played.steps,
+                    }
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn first_valid_swap_from_with_layers_is_a_scan_of_every_pair() {
+        for (board, _) in layered_boards().into_iter().take(10) {
+            let width = board.colors().width();
+            let pairs = 2 * board.colors().cells().len();
+            for start in (0..pairs + 3).step_by(5) {
+                let expected = (0..pairs).map(|k| (start + k) % pairs).find_map(|pair| {
+                    let (a, down) = (pair / 2, pair % 2 == 1);
+                    let (row, col) = ((a / width) as u32, (a % width) as u32);
+                    let b = if down { (row + 1, col) } else { (row, col + 1) };
+                    let candidate = swap((row, col), b);
+                    let verdict = super::super::judge::judge_swap(&board, candidate);
+                    (verdict == SwapVerdict::Ok).then_some(candidate)
+                });
+                let found = super::super::judge::first_valid_swap_from(&board, start);
+                assert_eq!(found, expected, "start {start}");
+            }
+        }
+    }
 }

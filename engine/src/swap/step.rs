@@ -7,6 +7,7 @@ use std::ops::ControlFlow;
 
 use super::board::SwapBoard;
 use super::pieces::Special;
+use crate::bitboard::ColorPlanes;
 use crate::board::Position;
 use crate::gravity::{Fall, Spawn};
 use crate::runs::Group;
@@ -147,4 +148,28 @@ pub struct CertainOutcome {
     pub cleared: u64,
     /// Number of cascade steps, at least 1.
     pub steps: u32,
+}
+
+/// What one move did, without its events: the result of [`crate::play_swap`], for simulations that
+/// need the board and the score but not the groups, falls and spawns of every step.
+#[derive(Clone, Debug)]
+pub struct PlayedMove {
+    /// The final board (after the shuffle, if any).
+    pub board: SwapBoard,
+    /// Number of cascade steps, at least 1.
+    pub steps: u32,
+    /// The move's score: the sum of its steps' scores, as in [`CascadeOutcome::total_score`].
+    pub score: u64,
+    /// Cells cleared over all steps: the cells of the steps' groups and their
+    /// `effect_cleared` cells.
+    pub cleared: u64,
+    /// True when the cascade left a dead board that was shuffled.
+    pub shuffled: bool,
+    /// True when the final board is stable and has no valid swap.
+    pub dead: bool,
+    /// True when the final board is stable (always under [`Refill::Random`]).
+    pub stable: bool,
+    /// The colour planes of a final board without layers when it is stable, kept for
+    /// [`PlayedMove::into_stable`].
+    pub(crate) plain_planes: Option<ColorPlanes>,
 }

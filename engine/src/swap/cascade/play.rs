@@ -4,35 +4,10 @@
 use rand::Rng;
 
 use super::{cascade, check_swap_positions, end_of_move, swap_tiles, swapped};
-use crate::bitboard::ColorPlanes;
-use crate::board::Board;
 use crate::error::EngineError;
 use crate::moves::{Swap, judge_swap, valid_swaps};
 use crate::stable::StablePlain;
-use crate::swap::step::{CascadeOptions, CascadeStep, CertainOutcome, Refill};
-
-/// What one move did, without its events: the result of [`play_swap`], for simulations that
-/// need the board and the score but not the groups, falls and spawns of every step.
-#[derive(Clone, Debug)]
-pub(crate) struct PlayedMove {
-    /// The final board (after the shuffle, if any).
-    pub(crate) board: Board,
-    /// Number of cascade steps, at least 1.
-    pub(crate) steps: u32,
-    /// The move's score: the sum of its steps' scores, as in [`CascadeOutcome::total_score`](crate::CascadeOutcome::total_score).
-    pub(crate) score: u64,
-    /// Cells cleared over all steps: the cells of the steps' groups (which partition each
-    /// step's matched cells).
-    pub(crate) cleared: u64,
-    /// True when the cascade left a dead board that was shuffled.
-    pub(crate) shuffled: bool,
-    /// True when the final board is stable and has no valid swap.
-    pub(crate) dead: bool,
-    /// True when the final board is stable (always under [`Refill::Random`]).
-    pub(crate) stable: bool,
-    /// The colour planes of `board` when it is stable, kept for [`PlayedMove::into_stable`].
-    pub(crate) planes: Option<ColorPlanes>,
-}
+use crate::swap::step::{CascadeOptions, CascadeStep, CertainOutcome, PlayedMove, Refill};
 
 /// Applies `swap` and resolves its cascade exactly as [`resolve_swap`](crate::resolve_swap) does (same board, score,
 /// shuffle and RNG draws), without recording the steps: for simulations and replays that only
@@ -64,8 +39,8 @@ pub(crate) fn play_swap<R: Rng + ?Sized>(
     )?;
     let ending = end_of_move(after, planes, options, false, rng);
     Ok(PlayedMove {
-        planes: ending.planes,
-        board: ending.board,
+        plain_planes: ending.planes,
+        board: ending.board.into(),
         steps,
         score,
         cleared,
