@@ -93,15 +93,6 @@ pub(crate) fn judge_swap_on(board: &Board, swap: Swap) -> SwapVerdict {
     }
 }
 
-/// `board` with the tiles at `swap.a` and `swap.b` exchanged; both must be on the board.
-pub(crate) fn apply_swap(mut board: Board, swap: Swap) -> Board {
-    let (Some(a), Some(b)) = (board.index_of(swap.a), board.index_of(swap.b)) else {
-        unreachable!("apply_swap is only called after judge_swap accepted the positions")
-    };
-    board.cells_mut().swap(a, b);
-    board
-}
-
 /// True when exchanging cells `a` and `b` (adjacent, both non-empty) leaves `a` or `b` matched.
 #[inline]
 pub(crate) fn swap_makes_match(

@@ -12,8 +12,8 @@ use crate::bitboard::{BitIter, CellSet, ColorPlanes};
 use crate::board::{Board, EMPTY};
 use crate::error::EngineError;
 use crate::gravity::{refill_tops, settle_columns};
-use crate::moves::{Swap, SwapVerdict, apply_swap, count_valid_swaps, judge_swap};
-use crate::runs::{Group, find_groups, groups_of};
+use crate::moves::{Swap, SwapVerdict, count_valid_swaps, judge_swap};
+use crate::runs::{Group, groups_of};
 use crate::scoring::cascade_group_score;
 use crate::shuffle::shuffle;
 use crate::stable::StablePlain;
@@ -116,10 +116,20 @@ pub(crate) fn check_swap_positions(board: &Board, swap: Swap) -> Result<(), Engi
 /// by first cell); the group list is empty for any other verdict.
 pub(crate) fn preview_swap(board: &StablePlain, swap: Swap) -> (SwapVerdict, Vec<Group>) {
     match judge_swap(board, swap) {
-        SwapVerdict::Ok => (
-            SwapVerdict::Ok,
-            find_groups(&apply_swap(board.board().clone(), swap)),
-        ),
+        SwapVerdict::Ok => {
+            // The stable board's planes with the two tiles exchanged: the board is neither
+            // copied nor its planes rebuilt, and only the runs through `a` or `b` are looked for.
+            let cells = board.board();
+            let (Some(a), Some(b)) = (cells.index_of(swap.a), cells.index_of(swap.b)) else {
+                unreachable!("judge_swap accepted both positions")
+            };
+            let colors = [cells.at(a), cells.at(b)];
+            let mut planes = board.planes().clone();
+            planes.swap_cells(swap.a, swap.b, colors[0], colors[1]);
+            let matched = RunSearch::after_swap(swap, colors).matched(&planes);
+            debug_assert!(matched == planes.matched());
+            (SwapVerdict::Ok, groups_of(&planes, &matched))
+        }
         verdict => (verdict, Vec::new()),
     }
 }
