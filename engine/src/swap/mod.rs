@@ -6,6 +6,7 @@
 mod arrange;
 mod board;
 mod cascade;
+mod cascade_loop;
 mod judge;
 mod layered;
 mod level;

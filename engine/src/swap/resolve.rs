@@ -12,8 +12,7 @@ use super::level;
 use super::level::{Combination, StableLevel};
 use super::stable::{Stable, StableBoard};
 use super::step::{
-    CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, PlayedMove,
-    Refill, StepSink,
+    CascadeOptions, CascadeOutcome, CascadeSummary, CertainOutcome, PlayedMove, Refill, StepSink,
 };
 use crate::board::Board;
 use crate::error::EngineError;
@@ -163,22 +162,10 @@ impl PlayedMove {
     }
 }
 
-/// Counts what a layered resolution's steps cleared, keeping nothing else.
-struct ClearedCount(u64);
-
-impl StepSink for ClearedCount {
-    fn accept(&mut self, step: CascadeStep) -> std::ops::ControlFlow<()> {
-        let in_groups: usize = step.groups.iter().map(|group| group.cells.len()).sum();
-        self.0 += (in_groups + step.effect_cleared.len()) as u64;
-        std::ops::ControlFlow::Continue(())
-    }
-}
-
 /// Applies `swap` and resolves its cascade exactly as [`resolve_swap`] does (same board, score,
-/// shuffle and RNG draws), keeping only the outcome: for simulations and replays. On a board
-/// without layers played without specials the steps' events and boards are never built (about
-/// an order of magnitude less work than [`resolve_swap`] on small boards); on any other the
-/// steps are built and dropped.
+/// shuffle and RNG draws), keeping only the outcome: for simulations and replays. The steps'
+/// events and boards are never built (about an order of magnitude less work than
+/// [`resolve_swap`] on small boards without layers).
 ///
 /// # Errors
 /// As [`resolve_swap`].
@@ -192,13 +179,12 @@ pub fn play_swap<R: Rng + ?Sized>(
     match Path::of(board, &options) {
         Path::Plain(plain) => cascade::play_swap(plain, swap, options, rng),
         Path::Layered(level) => {
-            let mut cleared = ClearedCount(0);
-            let summary = level::resolve_level_swap_into(level, swap, options, rng, &mut cleared)?;
+            let (summary, cleared) = level::play_level_swap(level, swap, options, rng)?;
             Ok(PlayedMove {
                 board: summary.board,
                 steps: summary.steps,
                 score: summary.total_score,
-                cleared: cleared.0,
+                cleared,
                 shuffled: summary.board_before_shuffle.is_some(),
                 dead: summary.dead,
                 stable: summary.stable,

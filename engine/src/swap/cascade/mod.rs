@@ -7,14 +7,15 @@ pub(crate) use play::{certain_outcomes_while, play_swap};
 
 use rand::Rng;
 
+use super::board::SwapBoard;
+use super::cascade_loop::{self, CascadeBoard, RunSearch, StepClearing};
 use super::step::{CascadeOptions, CascadeStep, CascadeSummary, Refill, StepSink};
 use crate::bitboard::{BitIter, CellSet, ColorPlanes};
-use crate::board::{Board, EMPTY};
+use crate::board::{Board, EMPTY, MAX_SIDE};
 use crate::error::EngineError;
-use crate::gravity::{refill_tops, settle_columns};
+use crate::gravity::{Fall, Spawn, refill_tops, settle_columns};
 use crate::moves::{Swap, SwapVerdict, count_valid_swaps, judge_swap};
 use crate::runs::{Group, groups_of};
-use crate::scoring::cascade_group_score;
 use crate::shuffle::shuffle;
 use crate::stable::StablePlain;
 
@@ -58,46 +59,6 @@ fn swap_tiles(board: &mut Board, planes: &mut ColorPlanes, swap: Swap) -> RunSea
     board.cells_mut().swap(a, b);
     planes.swap_cells(swap.a, swap.b, colors[0], colors[1]);
     RunSearch::after_swap(swap, colors)
-}
-
-/// Where the next cascade step looks for runs. Every run of a board with no run before its
-/// last change passes through a changed cell: it starts in the first `rows` rows (the deepest
-/// changed row) and has the colour of a changed cell. Shared with the level cascade.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct RunSearch {
-    pub(crate) rows: usize,
-    /// The colours of the changed cells: bit `c` for colour `c` (`1..=16`; bit 0, an empty
-    /// cell's or a colour bomb's, is ignored).
-    pub(crate) colors: u32,
-}
-
-impl RunSearch {
-    /// Every run of a `height`-row board.
-    pub(crate) fn everywhere(height: usize) -> Self {
-        Self {
-            rows: height,
-            colors: u32::MAX,
-        }
-    }
-
-    /// The runs `swap` (valid, on a run-free board) can make, given the colours of its cells:
-    /// they pass through `a` or `b`, so they start at or above the lower one.
-    pub(crate) fn after_swap(swap: Swap, colors: [u8; 2]) -> Self {
-        Self {
-            rows: swap.a.row.max(swap.b.row) as usize + 1,
-            colors: 1 << colors[0] | 1 << colors[1],
-        }
-    }
-
-    /// The matched cells of `planes` this search covers.
-    pub(crate) fn matched(self, planes: &ColorPlanes) -> CellSet {
-        planes.matched_of_colors(self.rows, self.colors)
-    }
-
-    /// Adds the matched cells of `planes` this search covers to `matched`, in place.
-    pub(crate) fn add_matched(self, planes: &ColorPlanes, matched: &mut CellSet) {
-        planes.add_matched_of_colors(self.rows, self.colors, matched);
-    }
 }
 
 /// Checks that both positions of a swap lie on `board`, naming `swap.a` or `swap.b` if not.
@@ -192,13 +153,20 @@ fn run_cascade<R: Rng + ?Sized, S: StepSink + ?Sized>(
     rng: &mut R,
     sink: &mut S,
 ) -> Result<CascadeSummary, EngineError> {
-    let (steps, total_score, _, planes) =
-        cascade::<true, R, S>(&mut board, planes, search, sink, first_index, options, rng)?;
+    let mut cascading = PlainCascade::new(&mut board, planes, search, options);
+    let totals = cascade_loop::run_cascade::<true, _, R, S>(
+        &mut cascading,
+        first_index,
+        options,
+        rng,
+        sink,
+    )?;
+    let planes = cascading.planes;
     let ending = end_of_move(board, planes, options, true, rng);
     Ok(CascadeSummary {
-        steps,
+        steps: totals.last_index,
         board: ending.board.into(),
-        total_score,
+        total_score: totals.score,
         board_before_shuffle: ending.board_before_shuffle.map(Into::into),
         dead: ending.dead,
         valid_swap_count: ending.valid_swap_count,
@@ -206,51 +174,83 @@ fn run_cascade<R: Rng + ?Sized, S: StepSink + ?Sized>(
     })
 }
 
-/// The one cascade loop (docs/rules.md section 2): while the board has a run, clear every
-/// matched cell at once, apply gravity to the columns that lost tiles, refill. Steps are
-/// numbered from `first_index + 1`. With `RECORD`, every step's groups, falls, spawns and board
-/// go to `sink`, which may stop the cascade; without, only the counts are kept (for simulations), and the same
-/// RNG draws are made. Returns the number of the last step, the score of the steps run here,
-/// the number of cells they cleared, and the colour planes of the final (run-free) board.
-fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
-    board: &mut Board,
-    mut planes: ColorPlanes,
-    mut search: RunSearch,
-    sink: &mut S,
-    first_index: u32,
-    options: CascadeOptions,
-    rng: &mut R,
-) -> Result<(u32, u64, u64, ColorPlanes), EngineError> {
-    let (width, height) = (board.width(), board.height());
-    let mut index = first_index;
-    let mut total_score = 0;
-    let mut total_cleared = 0u64;
-    if let Refill::Random { colors } = options.refill {
-        planes.reserve_colors(colors);
+/// A board without layers in the middle of a cascade (docs/rules.md section 2): every matched
+/// cell is cleared at once, the columns that lost tiles fall, and the colour planes are
+/// brought up to date once a step, over the changed columns and rows only.
+pub(super) struct PlainCascade<'a> {
+    board: &'a mut Board,
+    /// The colour planes of the board at the start of the step.
+    pub(super) planes: ColorPlanes,
+    /// Where the board's runs can be.
+    search: RunSearch,
+    /// The cells the step clears.
+    matched: CellSet,
+    /// The number of cells in `matched`.
+    cleared: usize,
+    /// The columns that lost tiles this step (bit `c` for column `c`).
+    columns: u64,
+    /// One past the lowest row that lost a tile this step.
+    rows: usize,
+    /// Per column, the empty cells at its top after gravity.
+    empty_on_top: [u8; MAX_SIDE as usize],
+}
+
+impl<'a> PlainCascade<'a> {
+    /// The cascade of `board`, whose colour planes are `planes` and whose runs all lie within
+    /// `search`.
+    #[inline]
+    pub(super) fn new(
+        board: &'a mut Board,
+        mut planes: ColorPlanes,
+        search: RunSearch,
+        options: CascadeOptions,
+    ) -> Self {
+        if let Refill::Random { colors } = options.refill {
+            planes.reserve_colors(colors);
+        }
+        Self {
+            board,
+            planes,
+            search,
+            matched: CellSet::new(),
+            cleared: 0,
+            columns: 0,
+            rows: 0,
+            empty_on_top: [0; MAX_SIDE as usize],
+        }
     }
-    loop {
-        let matched = search.matched(&planes);
-        debug_assert!(matched == planes.matched(), "a run outside {search:?}");
-        let cleared = matched.len_within(height);
-        if cleared == 0 {
-            return Ok((index, total_score, total_cleared, planes));
-        }
-        index += 1;
-        if index > options.max_steps {
-            return Err(EngineError::CascadeLimitExceeded {
-                max_steps: options.max_steps,
-            });
-        }
-        let groups = if RECORD {
-            groups_of(&planes, &matched)
-        } else {
-            Vec::new()
-        };
+}
+
+impl CascadeBoard for PlainCascade<'_> {
+    const NEEDS_GROUPS: bool = false;
+
+    #[inline]
+    fn find_clearing(&mut self) -> bool {
+        let height = self.board.height();
+        self.matched.clear_rows(height);
+        self.search.add_matched(&self.planes, &mut self.matched);
+        debug_assert!(
+            self.matched == self.planes.matched(),
+            "a run outside {:?}",
+            self.search
+        );
+        self.cleared = self.matched.len_within(height);
+        self.cleared > 0
+    }
+
+    #[inline]
+    fn groups(&self) -> Vec<Group> {
+        groups_of(&self.planes, &self.matched)
+    }
+
+    #[inline]
+    fn clear(&mut self, _groups: &[Group], _specials: bool) -> StepClearing {
+        let (width, height) = (self.board.width(), self.board.height());
         let mut columns = 0u64;
         let mut rows = 0;
-        let cells = board.cells_mut();
+        let cells = self.board.cells_mut();
         for row in 0..height {
-            let mask = matched.row(row);
+            let mask = self.matched.row(row);
             if mask != 0 {
                 columns |= mask;
                 // Every cell that moves or spawns ends at or above the deepest cleared row,
@@ -261,45 +261,53 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
                 cells[row * width + col as usize] = EMPTY;
             }
         }
-        // The groups partition the matched cells, so the step scores 10 * k * (cells cleared).
-        let score = cascade_group_score(cleared, index);
-        total_score += score;
-        total_cleared += cleared as u64;
-        let mut falls = Vec::new();
-        let settled = settle_columns(board, columns, RECORD.then_some(&mut falls));
-        let mut spawns = Vec::new();
-        let mut new_colors = settled.moved_colors;
-        if let Refill::Random { colors } = options.refill {
-            new_colors |= refill_tops(
-                board,
-                &settled.empty_on_top,
-                colors,
-                rng,
-                RECORD.then_some(&mut spawns),
-            );
-        }
-        planes.update_columns(board.cells(), width, columns, rows);
-        search = RunSearch {
+        (self.columns, self.rows) = (columns, rows);
+        StepClearing {
+            count: self.cleared,
             rows,
-            colors: new_colors,
-        };
-        debug_assert!(planes.describes(board));
-        if RECORD {
-            let step = CascadeStep {
-                index,
-                groups,
-                fired: Vec::new(),
-                created: Vec::new(),
-                effect_cleared: Vec::new(),
-                falls,
-                spawns,
-                score,
-                board: board.clone().into(),
-            };
-            if sink.accept(step).is_break() {
-                return Err(EngineError::CascadeStopped { steps: index });
-            }
+            fired: Vec::new(),
+            created: Vec::new(),
+            effect_cleared: Vec::new(),
         }
+    }
+
+    #[inline]
+    fn settle(&mut self, record: bool) -> (Vec<Fall>, u32) {
+        let mut falls = Vec::new();
+        let settled = settle_columns(self.board, self.columns, record.then_some(&mut falls));
+        self.empty_on_top = settled.empty_on_top;
+        (falls, settled.moved_colors)
+    }
+
+    #[inline]
+    fn refill<R: Rng + ?Sized>(
+        &mut self,
+        colors: u8,
+        rng: &mut R,
+        record: bool,
+    ) -> (Vec<Spawn>, u32) {
+        let mut spawns = Vec::new();
+        let drawn = refill_tops(
+            self.board,
+            &self.empty_on_top,
+            colors,
+            rng,
+            record.then_some(&mut spawns),
+        );
+        (spawns, drawn)
+    }
+
+    #[inline]
+    fn end_step(&mut self, search: RunSearch) {
+        let width = self.board.width();
+        self.planes
+            .update_columns(self.board.cells(), width, self.columns, self.rows);
+        self.search = search;
+        debug_assert!(self.planes.describes(self.board));
+    }
+
+    fn to_board(&self) -> SwapBoard {
+        self.board.clone().into()
     }
 }
 

@@ -3,10 +3,11 @@
 
 use rand::Rng;
 
-use super::{cascade, check_swap_positions, end_of_move, swap_tiles, swapped};
+use super::{PlainCascade, check_swap_positions, end_of_move, swap_tiles, swapped};
 use crate::error::EngineError;
 use crate::moves::{Swap, judge_swap, valid_swaps};
 use crate::stable::StablePlain;
+use crate::swap::cascade_loop::run_cascade;
 use crate::swap::step::{CascadeOptions, CascadeStep, CertainOutcome, PlayedMove, Refill};
 
 /// Applies `swap` and resolves its cascade exactly as [`resolve_swap`](crate::resolve_swap) does (same board, score,
@@ -28,22 +29,22 @@ pub(crate) fn play_swap<R: Rng + ?Sized>(
     }
     check_swap_positions(board.board(), swap)?;
     let (mut after, planes, search) = swapped(board, swap);
-    let (steps, score, cleared, planes) = cascade::<false, R, Vec<CascadeStep>>(
-        &mut after,
-        planes,
-        search,
-        &mut Vec::new(),
+    let mut cascading = PlainCascade::new(&mut after, planes, search, options);
+    let totals = run_cascade::<false, _, R, Vec<CascadeStep>>(
+        &mut cascading,
         0,
         options,
         rng,
+        &mut Vec::new(),
     )?;
+    let planes = cascading.planes;
     let ending = end_of_move(after, planes, options, false, rng);
     Ok(PlayedMove {
         plain_planes: ending.planes,
         board: ending.board.into(),
-        steps,
-        score,
-        cleared,
+        steps: totals.last_index,
+        score: totals.score,
+        cleared: totals.cleared,
         shuffled: ending.board_before_shuffle.is_some(),
         dead: ending.dead,
         stable: ending.stable,
@@ -80,22 +81,21 @@ pub(crate) fn certain_outcomes_while(
         scratch.cells_mut().copy_from_slice(board.board().cells());
         planes.copy_from(board.planes());
         let search = swap_tiles(&mut scratch, &mut planes, swap);
-        let (steps, score, cleared, after) = cascade::<false, _, Vec<CascadeStep>>(
-            &mut scratch,
-            planes,
-            search,
-            &mut Vec::new(),
+        let mut cascading = PlainCascade::new(&mut scratch, planes, search, options);
+        let totals = run_cascade::<false, _, _, Vec<CascadeStep>>(
+            &mut cascading,
             0,
             options,
             &mut rng,
+            &mut Vec::new(),
         )?;
-        planes = after;
+        planes = cascading.planes;
         outcomes.push((
             swap,
             CertainOutcome {
-                score,
-                cleared,
-                steps,
+                score: totals.score,
+                cleared: totals.cleared,
+                steps: totals.last_index,
             },
         ));
     }

@@ -17,10 +17,13 @@ use super::{LevelBoard, StableLevel};
 use crate::bitboard::{CellSet, ColorPlanes};
 use crate::board::{EMPTY, Position};
 use crate::error::EngineError;
+use crate::gravity::{Fall, Spawn};
 use crate::moves::{Swap, SwapVerdict};
 use crate::runs::{Group, find_groups, groups_of};
 use crate::swap::board::SwapBoard;
-use crate::swap::cascade::RunSearch;
+use crate::swap::cascade_loop::{
+    CascadeBoard, CascadeTotals, RunSearch, StepClearing, run_cascade,
+};
 use crate::swap::step::{CascadeOptions, CascadeStep, CascadeSummary, Refill, StepSink};
 
 /// Judges `swap` on a stable level board and, when it is valid, returns its combination (if
@@ -58,6 +61,33 @@ pub(crate) fn resolve_level_swap_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
     rng: &mut R,
     sink: &mut S,
 ) -> Result<CascadeSummary, EngineError> {
+    level_swap::<true, R, S>(level, swap, options, rng, sink).map(|(summary, _)| summary)
+}
+
+/// Applies `swap` to a stable board with layers and resolves the cascade as
+/// [`resolve_level_swap_into`] does (same board, score and draws) without building its steps:
+/// the layered path of [`crate::play_swap`]. Returns the outcome and the cells cleared.
+///
+/// # Errors
+/// As [`crate::play_swap`].
+pub(crate) fn play_level_swap<R: Rng + ?Sized>(
+    level: StableLevel,
+    swap: Swap,
+    options: CascadeOptions,
+    rng: &mut R,
+) -> Result<(CascadeSummary, u64), EngineError> {
+    level_swap::<false, R, Vec<CascadeStep>>(level, swap, options, rng, &mut Vec::new())
+}
+
+/// The swap and cascade of [`resolve_level_swap_into`], its steps handed to `sink` when
+/// `RECORD`; also returns the cells cleared.
+fn level_swap<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
+    level: StableLevel,
+    swap: Swap,
+    options: CascadeOptions,
+    rng: &mut R,
+    sink: &mut S,
+) -> Result<(CascadeSummary, u64), EngineError> {
     let (verdict, combination) = judge_level_swap(level.level(), swap);
     if let Some(rejection) = verdict.rejection() {
         return Err(EngineError::IllegalSwap(rejection));
@@ -97,7 +127,7 @@ pub(crate) fn resolve_level_swap_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
     // and starts no lower than the lower one.
     let search = RunSearch::after_swap(swap, [board.color(a), board.color(b)]);
     let mut scratch = Scratch::new(&board, planes, &mut masks, true, search);
-    let (steps, total_score) = cascade(
+    let totals = cascade::<RECORD, R, S>(
         &mut board,
         Some(trigger),
         0,
@@ -106,7 +136,8 @@ pub(crate) fn resolve_level_swap_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
         options,
         rng,
     )?;
-    Ok(finish(board, &scratch, (steps, total_score), options, rng))
+    let cleared = totals.cleared;
+    Ok((finish(board, &scratch, totals, options, rng), cleared))
 }
 
 /// Resolves a board with layers as given (the layered path of [`crate::resolve_board_into`]):
@@ -151,7 +182,7 @@ pub(crate) fn resolve_level_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
     let mut masks = KindMasks::of(&board, &planes);
     let search = RunSearch::everywhere(height);
     let mut scratch = Scratch::new(&board, planes, &mut masks, false, search);
-    let (steps, total_score) = cascade(
+    let totals = cascade::<true, R, S>(
         &mut board,
         None,
         settling_steps,
@@ -160,7 +191,7 @@ pub(crate) fn resolve_level_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
         options,
         rng,
     )?;
-    Ok(finish(board, &scratch, (steps, total_score), options, rng))
+    Ok(finish(board, &scratch, totals, options, rng))
 }
 
 /// What a cascade keeps from step to step: the colour planes and kind masks of the board at
@@ -216,63 +247,74 @@ impl<'a> Scratch<'a> {
     }
 }
 
-/// The cascade loop: step 1 of a combination clears its area; every other step clears the
-/// groups; each step fires the specials it cleared, creates specials, applies gravity and
-/// refill. Runs while the board has a run. Leaves `scratch.planes` describing the final board.
-fn cascade<R: Rng + ?Sized, S: StepSink + ?Sized>(
-    board: &mut LevelBoard,
-    mut trigger: Option<Trigger>,
-    first_index: u32,
-    scratch: &mut Scratch<'_>,
-    sink: &mut S,
-    options: CascadeOptions,
-    rng: &mut R,
-) -> Result<(u32, u64), EngineError> {
-    let mut index = first_index;
-    let mut total_score = 0;
-    loop {
-        let this_trigger = trigger.take();
-        let combination = this_trigger.and_then(|t| t.combination.map(|c| (t, c)));
-        let height = board.height();
-        scratch.cells.in_group.clear_rows(height);
-        let groups = if combination.is_some() {
-            Vec::new()
-        } else {
-            let search = scratch.search;
-            search.add_matched(&scratch.planes, &mut scratch.cells.in_group);
-            let matched = &scratch.cells.in_group;
-            debug_assert!(
-                *matched == scratch.planes.matched(),
-                "a run outside {search:?}"
-            );
-            let any = matched.rows()[..height]
-                .iter()
-                .fold(0, |any, &line| any | line);
-            if any == 0 {
-                return Ok((index, total_score));
-            }
-            groups_of(&scratch.planes, matched)
-        };
-        index += 1;
-        if index > options.max_steps {
-            return Err(EngineError::CascadeLimitExceeded {
-                max_steps: options.max_steps,
-            });
+/// A board with layers in the middle of a cascade (docs/rules.md section 6): step 1 of a
+/// combination clears its area; every other step clears the groups; each step fires the
+/// specials it cleared, creates specials, applies gravity through holes and refill, keeping
+/// the colour planes and kind masks of `scratch` up to date.
+struct LevelCascade<'a, 'b> {
+    board: &'a mut LevelBoard,
+    scratch: &'a mut Scratch<'b>,
+    /// The swap that started the cascade, until its step is cleared.
+    trigger: Option<Trigger>,
+    /// The trigger of the step being cleared (step 1 of a swap), and its combination.
+    step_trigger: Option<Trigger>,
+    /// One past the lowest row the step being cleared cleared.
+    rows: usize,
+}
+
+impl CascadeBoard for LevelCascade<'_, '_> {
+    // Special pieces are made from the groups.
+    const NEEDS_GROUPS: bool = true;
+
+    #[inline]
+    fn find_clearing(&mut self) -> bool {
+        self.step_trigger = self.trigger.take();
+        let height = self.board.height();
+        self.scratch.cells.in_group.clear_rows(height);
+        if self.combination().is_some() {
+            return true;
         }
-        let cleared = clear_step(
-            board,
+        let search = self.scratch.search;
+        search.add_matched(&self.scratch.planes, &mut self.scratch.cells.in_group);
+        let matched = &self.scratch.cells.in_group;
+        debug_assert!(
+            *matched == self.scratch.planes.matched(),
+            "a run outside {search:?}"
+        );
+        matched.rows()[..height].iter().any(|&line| line != 0)
+    }
+
+    #[inline]
+    fn groups(&self) -> Vec<Group> {
+        if self.combination().is_some() {
+            return Vec::new();
+        }
+        groups_of(&self.scratch.planes, &self.scratch.cells.in_group)
+    }
+
+    #[inline]
+    fn clear(&mut self, groups: &[Group], specials: bool) -> StepClearing {
+        let combination = self.combination();
+        let scratch = &mut *self.scratch;
+        let clearing = clear_step(
+            self.board,
             (&mut scratch.planes, &mut *scratch.masks),
             &mut scratch.cells,
-            &groups,
-            this_trigger,
+            groups,
+            self.step_trigger,
             combination,
-            options.specials,
+            specials,
         );
-        let score = 10 * u64::from(index) * cleared.count as u64;
-        total_score += score;
+        self.rows = clearing.rows;
+        clearing
+    }
+
+    #[inline]
+    fn settle(&mut self, _record: bool) -> (Vec<Fall>, u32) {
+        let scratch = &mut *self.scratch;
         #[cfg(debug_assertions)]
         let expected = {
-            let mut board = board.clone();
+            let mut board = self.board.clone();
             let falls = super::gravity::settle_cleared(
                 &mut board,
                 &scratch.cells.cleared,
@@ -281,57 +323,78 @@ fn cascade<R: Rng + ?Sized, S: StepSink + ?Sized>(
             (board, falls)
         };
         let falls = settle_cleared_with(
-            board,
-            (&scratch.cells.cleared, cleared.rows),
+            self.board,
+            (&scratch.cells.cleared, self.rows),
             &scratch.holes,
             &mut scratch.settle,
             (scratch.masks, &mut scratch.planes),
         );
         #[cfg(debug_assertions)]
-        debug_assert!(expected == (board.clone(), falls.clone()));
-        // New runs hold a changed cell (a moved, spawned or created tile): they have its
-        // colour and start no lower than the lowest cleared row. Every other cell is as it
-        // was, and the step cleared every run of the board it started from; in a
-        // combination's step, which clears no groups, every run passes through one of the two
-        // swapped tiles (the board was stable before the swap), and the step clears both.
-        let mut changed_colors = scratch.settle.moved_colors;
-        for special in &cleared.created {
-            changed_colors |= 1 << special.color;
-        }
-        let spawns = match options.refill {
-            Refill::Random { colors } => {
-                let empty = &scratch.settle.empty;
-                scratch.masks.fill(empty, board.height());
-                let empty = (empty, scratch.settle.empty_count);
-                let spawns = refill_cells(board, empty, colors, rng, Some(&mut scratch.planes));
-                for spawn in &spawns {
-                    changed_colors |= 1 << spawn.color;
-                }
-                spawns
-            }
-            Refill::None => Vec::new(),
-        };
-        scratch.search = RunSearch {
-            rows: cleared.rows,
-            colors: changed_colors,
-        };
-        debug_assert!(scratch.planes.describes(board.board()));
-        debug_assert!(*scratch.masks == KindMasks::of(board, &scratch.planes));
-        let step = CascadeStep {
-            index,
-            groups,
-            fired: cleared.fired,
-            created: cleared.created,
-            effect_cleared: cleared.effect_cleared,
-            falls,
-            spawns,
-            score,
-            board: SwapBoard::layered(board.clone()),
-        };
-        if sink.accept(step).is_break() {
-            return Err(EngineError::CascadeStopped { steps: index });
-        }
+        debug_assert!(expected == (self.board.clone(), falls.clone()));
+        (falls, scratch.settle.moved_colors)
     }
+
+    #[inline]
+    fn refill<R: Rng + ?Sized>(
+        &mut self,
+        colors: u8,
+        rng: &mut R,
+        _record: bool,
+    ) -> (Vec<Spawn>, u32) {
+        let scratch = &mut *self.scratch;
+        let empty = &scratch.settle.empty;
+        scratch.masks.fill(empty, self.board.height());
+        let empty = (empty, scratch.settle.empty_count);
+        let spawns = refill_cells(self.board, empty, colors, rng, Some(&mut scratch.planes));
+        let drawn = spawns
+            .iter()
+            .fold(0, |drawn, spawn| drawn | 1 << spawn.color);
+        (spawns, drawn)
+    }
+
+    #[inline]
+    fn end_step(&mut self, search: RunSearch) {
+        // In a combination's step, which clears no groups, every run passes through one of
+        // the two swapped tiles (the board was stable before the swap), and the step clears
+        // both: the search of the changed cells covers every run here too.
+        self.scratch.search = search;
+        debug_assert!(self.scratch.planes.describes(self.board.board()));
+        debug_assert!(*self.scratch.masks == KindMasks::of(self.board, &self.scratch.planes));
+    }
+
+    fn to_board(&self) -> SwapBoard {
+        SwapBoard::layered(self.board.clone())
+    }
+}
+
+impl LevelCascade<'_, '_> {
+    /// The combination of the step being cleared (step 1 of a combination swap).
+    fn combination(&self) -> Option<(Trigger, Combination)> {
+        self.step_trigger
+            .and_then(|trigger| trigger.combination.map(|c| (trigger, c)))
+    }
+}
+
+/// Runs the cascade of `board` from `trigger` (a swap's), its steps numbered from
+/// `first_index + 1`, recording them to `sink` when `RECORD`. Leaves `scratch.planes`
+/// describing the final board.
+fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
+    board: &mut LevelBoard,
+    trigger: Option<Trigger>,
+    first_index: u32,
+    scratch: &mut Scratch<'_>,
+    sink: &mut S,
+    options: CascadeOptions,
+    rng: &mut R,
+) -> Result<CascadeTotals, EngineError> {
+    let mut cascading = LevelCascade {
+        board,
+        scratch,
+        trigger,
+        step_trigger: None,
+        rows: 0,
+    };
+    run_cascade::<RECORD, _, R, S>(&mut cascading, first_index, options, rng, sink)
 }
 
 /// The holes of `board`, as row masks.
@@ -352,7 +415,7 @@ fn hole_masks(board: &LevelBoard) -> CellSet {
 fn finish<R: Rng + ?Sized>(
     board: LevelBoard,
     scratch: &Scratch<'_>,
-    (steps, total_score): (u32, u64),
+    totals: CascadeTotals,
     options: CascadeOptions,
     rng: &mut R,
 ) -> CascadeSummary {
@@ -369,7 +432,7 @@ fn finish<R: Rng + ?Sized>(
         valid_swap_count: 0,
     };
     if !outcome.stable {
-        return outcome.summary(steps, total_score);
+        return outcome.summary(totals);
     }
     outcome.valid_swap_count =
         count_valid_swaps_with(&outcome.board, &scratch.planes, scratch.masks);
@@ -386,7 +449,7 @@ fn finish<R: Rng + ?Sized>(
         outcome.dead = false;
         outcome.board_before_shuffle = Some(std::mem::replace(&mut outcome.board, shuffled));
     }
-    outcome.summary(steps, total_score)
+    outcome.summary(totals)
 }
 
 /// The final board of a level resolution and how it was judged.
@@ -399,11 +462,11 @@ struct LevelOutcome {
 }
 
 impl LevelOutcome {
-    fn summary(self, steps: u32, total_score: u64) -> CascadeSummary {
+    fn summary(self, totals: CascadeTotals) -> CascadeSummary {
         CascadeSummary {
-            steps,
+            steps: totals.last_index,
             board: SwapBoard::layered(self.board),
-            total_score,
+            total_score: totals.score,
             board_before_shuffle: self.board_before_shuffle.map(SwapBoard::layered),
             dead: self.dead,
             valid_swap_count: self.valid_swap_count,

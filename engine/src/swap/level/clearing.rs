@@ -11,6 +11,7 @@ use super::{LevelBoard, PieceKind, Special};
 use crate::bitboard::{BitIter, CellSet, ColorPlanes};
 use crate::board::{EMPTY, Position};
 use crate::runs::Group;
+use crate::swap::cascade_loop::StepClearing;
 
 /// The swap that starts a cascade: its cells after the exchange (`b` holds `a`'s tile) and
 /// its combination.
@@ -40,17 +41,6 @@ impl StepCells {
             in_group: CellSet::new(),
         }
     }
-}
-
-/// What the clearing part of a step did (the cleared cells themselves are left in
-/// [`StepCells::cleared`]).
-pub(super) struct Cleared {
-    pub(super) count: usize,
-    /// One past the lowest row holding a cleared cell.
-    pub(super) rows: usize,
-    pub(super) fired: Vec<Special>,
-    pub(super) created: Vec<Special>,
-    pub(super) effect_cleared: Vec<Position>,
 }
 
 /// Bits `from..=to` of a row mask, clipped to the 64 columns (`from` may be negative).
@@ -116,7 +106,7 @@ pub(super) fn clear_step(
     trigger: Option<Trigger>,
     combination: Option<(Trigger, Combination)>,
     specials: bool,
-) -> Cleared {
+) -> StepClearing {
     let (width, height) = (board.width(), board.height());
     let StepCells { cleared, in_group } = cells;
     let tiles = &masks.tiles;
@@ -299,7 +289,7 @@ pub(super) fn clear_step(
             planes.add_cell(row, special.position.col, special.color);
         }
     }
-    Cleared {
+    StepClearing {
         count,
         rows,
         fired,

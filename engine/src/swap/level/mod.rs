@@ -21,7 +21,9 @@ mod test_support;
 use std::fmt;
 
 pub(crate) use arrange::{generate_level_board, shuffle_level};
-pub(crate) use cascade::{preview_level_swap, resolve_level_board_into, resolve_level_swap_into};
+pub(crate) use cascade::{
+    play_level_swap, preview_level_swap, resolve_level_board_into, resolve_level_swap_into,
+};
 pub use rules::Combination;
 pub(crate) use rules::{count_level_valid_swaps, judge_level_swap, level_valid_swaps};
 
