@@ -200,3 +200,36 @@ where
         }
     }
 }
+
+/// Hands the settling step of a board resolved as given (docs/rules.md section 2: a step 1 with
+/// no groups, only the falls and spawns of settling its empty cells) to `sink` when anything
+/// fell or spawned; `board` is the board after it. Returns the number of steps handed on, 0
+/// or 1.
+///
+/// # Errors
+/// [`EngineError::CascadeStopped`] when `sink` stops the resolution there.
+pub(crate) fn hand_settling_step<S: StepSink + ?Sized>(
+    sink: &mut S,
+    falls: Vec<Fall>,
+    spawns: Vec<Spawn>,
+    board: impl FnOnce() -> SwapBoard,
+) -> Result<u32, EngineError> {
+    if falls.is_empty() && spawns.is_empty() {
+        return Ok(0);
+    }
+    let step = CascadeStep {
+        index: 1,
+        groups: Vec::new(),
+        fired: Vec::new(),
+        created: Vec::new(),
+        effect_cleared: Vec::new(),
+        falls,
+        spawns,
+        score: 0,
+        board: board(),
+    };
+    if sink.accept(step).is_break() {
+        return Err(EngineError::CascadeStopped { steps: 1 });
+    }
+    Ok(1)
+}

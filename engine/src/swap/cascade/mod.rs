@@ -9,7 +9,7 @@ use rand::Rng;
 
 use super::board::SwapBoard;
 use super::cascade_loop::{self, CascadeBoard, RunSearch, StepClearing};
-use super::step::{CascadeOptions, CascadeStep, CascadeSummary, Refill, StepSink};
+use super::step::{CascadeOptions, CascadeSummary, Refill, StepSink};
 use crate::bitboard::{BitIter, CellSet, ColorPlanes};
 use crate::board::{Board, EMPTY, MAX_SIDE};
 use crate::error::EngineError;
@@ -121,23 +121,8 @@ pub(crate) fn resolve_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
                 Some(&mut spawns),
             );
         }
-        if !falls.is_empty() || !spawns.is_empty() {
-            settling_steps = 1;
-            let step = CascadeStep {
-                index: 1,
-                groups: Vec::new(),
-                fired: Vec::new(),
-                created: Vec::new(),
-                effect_cleared: Vec::new(),
-                falls,
-                spawns,
-                score: 0,
-                board: board.clone().into(),
-            };
-            if sink.accept(step).is_break() {
-                return Err(EngineError::CascadeStopped { steps: 1 });
-            }
-        }
+        settling_steps =
+            cascade_loop::hand_settling_step(sink, falls, spawns, || board.clone().into())?;
     }
     let planes = ColorPlanes::of(&board);
     let search = RunSearch::everywhere(board.height());

@@ -22,7 +22,7 @@ use crate::moves::{Swap, SwapVerdict};
 use crate::runs::{Group, find_groups, groups_of};
 use crate::swap::board::SwapBoard;
 use crate::swap::cascade_loop::{
-    CascadeBoard, CascadeTotals, RunSearch, StepClearing, run_cascade,
+    CascadeBoard, CascadeTotals, RunSearch, StepClearing, hand_settling_step, run_cascade,
 };
 use crate::swap::step::{CascadeOptions, CascadeStep, CascadeSummary, Refill, StepSink};
 
@@ -159,23 +159,8 @@ pub(crate) fn resolve_level_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
             Refill::Random { colors } => level_refill(&mut board, colors, rng),
             Refill::None => Vec::new(),
         };
-        if !falls.is_empty() || !spawns.is_empty() {
-            settling_steps = 1;
-            let step = CascadeStep {
-                index: 1,
-                groups: Vec::new(),
-                fired: Vec::new(),
-                created: Vec::new(),
-                effect_cleared: Vec::new(),
-                falls,
-                spawns,
-                score: 0,
-                board: SwapBoard::layered(board.clone()),
-            };
-            if sink.accept(step).is_break() {
-                return Err(EngineError::CascadeStopped { steps: 1 });
-            }
-        }
+        settling_steps =
+            hand_settling_step(sink, falls, spawns, || SwapBoard::layered(board.clone()))?;
     }
     let height = board.height();
     let planes = ColorPlanes::of_by_cells(board.board());
