@@ -2,10 +2,13 @@
 //!
 //! On 9x9 boards with 6 colours, through the transport functions (no gRPC): ReplayGame of a
 //! 100-move game, Hint without samples, and Simulate with the greedy policy (20 moves a game).
-//! Each beside its `_reference` twin, the ResolveCascade path (the implementation before the
-//! engine-level paths, kept for level boards).
+//! Each beside its `_reference` twin: the same RPC rebuilt from ResolveCascade calls (the
+//! tests' reference, `tests/reference/features.rs`; ReplayGame's own fallback path).
 
 use std::hint::black_box;
+
+#[path = "../tests/reference/features.rs"]
+mod features;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use matchgrid::proto::{self, swap_replay_game_request, swap_simulate_request};
@@ -114,7 +117,7 @@ fn bench_features(c: &mut Criterion) {
                     black_box(if fast {
                         rpc::hint(request, None)
                     } else {
-                        rpc::hint_reference(request, None)
+                        features::hint_reference(request)
                     })
                 },
                 BatchSize::SmallInput,
@@ -144,7 +147,7 @@ fn bench_features(c: &mut Criterion) {
                     black_box(if fast {
                         rpc::simulate(request, None)
                     } else {
-                        rpc::simulate_reference(request, None)
+                        features::simulate_reference(request)
                     })
                 },
                 BatchSize::SmallInput,

@@ -735,7 +735,7 @@ async fn golden_swap_hint_with_samples() {
     );
     // golden_resolve_cascade_on_the_generated_board's board before its swap has 23.
     assert_eq!(response.valid_swap_count, 23);
-    let reference = matchgrid::transport::swap::hint_reference(request, None).unwrap();
+    let reference = reference::features::hint_reference(request).unwrap();
     assert_eq!(response, reference);
 }
 
@@ -772,6 +772,6 @@ async fn golden_swap_simulate_greedy() {
     assert_eq!((response.min_score, response.max_score), (1830, 3210));
     // The start is golden_swap_generate_board_9x9_6_colours_seed_7's board.
     assert_eq!(board_text(&response.start_board), GENERATED_9X9);
-    let reference = matchgrid::transport::swap::simulate_reference(request, None).unwrap();
+    let reference = reference::features::simulate_reference(request).unwrap();
     assert_eq!(response, reference);
 }

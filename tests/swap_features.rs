@@ -5,6 +5,9 @@
 //! server (results, field errors, the limits).
 
 mod common;
+mod reference;
+
+use reference::features;
 
 use matchgrid::proto::{
     self, Board, ResolveCascadeRequest, SwapGenerateBoardRequest, SwapMove, SwapReplayGameRequest,
@@ -894,21 +897,25 @@ proptest! {
         }
     }
 
-    /// On random plain boards, the engine-level Hint equals the ResolveCascade path: the
-    /// ranking, top_n, sampled means, and the errors (a step limit some cascades pass).
+    /// On random boards with and without layers (holes, specials), Hint on the engine equals
+    /// Hint rebuilt from ResolveCascade and CheckDeadState: the ranking, top_n, sampled means,
+    /// and the errors (a step limit some cascades pass).
     #[test]
-    fn plain_hint_fast_path_equals_the_reference(
+    fn hint_equals_the_reference(
         width in 2u32..=9,
         height in 2u32..=9,
         colors in 2u32..=6,
         seed in any::<u64>(),
+        mode in 0u8..3,
+        hole_picks in proptest::collection::vec(0u32..81, 0..8),
+        special_picks in proptest::collection::vec((0u32..81, 2i32..=5), 0..8),
         top_n in 0u32..4,
         samples in 0u32..4,
         sample_seed in any::<u64>(),
         sample_colors in 1u32..=6,
         max_steps in prop::sample::select(vec![0u32, 1, 2, 3, 1000]),
     ) {
-        let start = start_board(width, height, colors, seed, 0, &[], &[]);
+        let start = start_board(width, height, colors, seed, mode, &hole_picks, &special_picks);
         prop_assume!(start.is_some());
         let request = proto::SwapHintRequest {
             board: start,
@@ -918,17 +925,21 @@ proptest! {
             colors: sample_colors,
             max_steps,
         };
-        assert_same(rpc::hint(request.clone(), None), rpc::hint_reference(request, None));
+        assert_same(rpc::hint(request.clone(), None), features::hint_reference(request));
     }
 
-    /// On random plain boards, the engine-level Simulate equals the ResolveCascade path for
-    /// both policies: every game's score and the summary, and the errors (tiny step limits).
+    /// On random boards with and without layers, Simulate on the engine equals Simulate rebuilt
+    /// from ResolveCascade and CheckDeadState for both policies: every game's score and the
+    /// summary, and the errors (tiny step limits).
     #[test]
-    fn plain_simulate_fast_path_equals_the_reference(
+    fn simulate_equals_the_reference(
         width in 2u32..=8,
         height in 2u32..=8,
         colors in 2u32..=6,
         seed in any::<u64>(),
+        mode in 0u8..3,
+        hole_picks in proptest::collection::vec(0u32..64, 0..6),
+        special_picks in proptest::collection::vec((0u32..64, 2i32..=5), 0..6),
         games in 1u32..5,
         moves in 1u32..12,
         sim_seed in any::<u64>(),
@@ -937,11 +948,12 @@ proptest! {
         max_steps in prop::sample::select(vec![0u32, 1, 2, 5]),
         generate in any::<bool>(),
     ) {
-        let start = start_board(width, height, colors, seed, 0, &[], &[]);
+        let start = start_board(width, height, colors, seed, mode, &hole_picks, &special_picks);
         prop_assume!(start.is_some());
-        let start = if generate {
+        let holes = start.as_ref().map(|board| board.holes.clone()).unwrap_or_default();
+        let start = if generate && mode != 2 {
             proto::swap_simulate_request::Start::Generate(SwapGenerateBoardRequest {
-                width, height, colors, seed, min_moves: Some(0), holes: Vec::new(),
+                width, height, colors, seed, min_moves: Some(0), holes,
             })
         } else {
             proto::swap_simulate_request::Start::Board(start.unwrap())
@@ -955,6 +967,6 @@ proptest! {
             colors: sim_colors,
             max_steps,
         };
-        assert_same(rpc::simulate(request.clone(), None), rpc::simulate_reference(request, None));
+        assert_same(rpc::simulate(request.clone(), None), features::simulate_reference(request));
     }
 }

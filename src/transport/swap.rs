@@ -19,11 +19,9 @@ mod hint;
 mod replay;
 mod simulate;
 
-pub use hint::{MAX_HINT_SAMPLED_CASCADES, MAX_HINT_SAMPLES, hint, hint_reference};
+pub use hint::{MAX_HINT_SAMPLED_CASCADES, MAX_HINT_SAMPLES, hint};
 pub use replay::{MAX_REPLAY_MOVES, replay_game, replay_game_reference, swap_board_digest};
-pub use simulate::{
-    MAX_SIMULATE_GAMES, MAX_SIMULATE_MOVES, MAX_SIMULATE_TOTAL_MOVES, simulate, simulate_reference,
-};
+pub use simulate::{MAX_SIMULATE_GAMES, MAX_SIMULATE_MOVES, MAX_SIMULATE_TOTAL_MOVES, simulate};
 
 /// Default `max_steps` of ResolveCascade.
 pub const DEFAULT_MAX_STEPS: u32 = 200;
@@ -35,8 +33,14 @@ fn stable_board(board: Option<proto::Board>) -> Result<StableBoard, EngineError>
     StableBoard::try_from(swap_board_from_proto(board)?)
 }
 
-/// Parses a ResolveCascadeRequest's options.
-fn cascade_options(request: &proto::ResolveCascadeRequest) -> Result<CascadeOptions, EngineError> {
+/// Parses a ResolveCascadeRequest's options: refill, colours, auto-shuffle, `max_steps`, and
+/// the specials rule of its board ([`plays_specials`]).
+///
+/// # Errors
+/// [`EngineError::InvalidParameter`] naming `refill`, `colors` or `max_steps`.
+pub fn cascade_options(
+    request: &proto::ResolveCascadeRequest,
+) -> Result<CascadeOptions, EngineError> {
     let refill = match proto::RefillMode::try_from(request.refill)
         .map_err(|_| unknown_enum("refill", request.refill))?
     {

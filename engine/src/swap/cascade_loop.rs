@@ -108,6 +108,7 @@ pub(crate) trait CascadeBoard {
 }
 
 /// What a cascade did, its steps aside.
+#[derive(Clone, Copy)]
 pub(crate) struct CascadeTotals {
     /// The number of the last step.
     pub(crate) last_index: u32,
@@ -115,6 +116,8 @@ pub(crate) struct CascadeTotals {
     pub(crate) score: u64,
     /// The cells they cleared.
     pub(crate) cleared: u64,
+    /// The special pieces they created.
+    pub(crate) specials_created: u64,
 }
 
 /// The cascade loop: while `board` has something to clear, clear it, apply gravity, refill.
@@ -142,6 +145,7 @@ where
         last_index: first_index,
         score: 0,
         cleared: 0,
+        specials_created: 0,
     };
     loop {
         if !board.find_clearing() {
@@ -163,6 +167,7 @@ where
         let score = cascade_group_score(clearing.count, index);
         totals.score += score;
         totals.cleared += clearing.count as u64;
+        totals.specials_created += clearing.created.len() as u64;
         let (falls, mut changed_colors) = board.settle(RECORD);
         let spawns = match options.refill {
             Refill::Random { colors } => {

@@ -179,12 +179,13 @@ pub fn play_swap<R: Rng + ?Sized>(
     match Path::of(board, &options) {
         Path::Plain(plain) => cascade::play_swap(plain, swap, options, rng),
         Path::Layered(level) => {
-            let (summary, cleared) = level::play_level_swap(level, swap, options, rng)?;
+            let (summary, totals) = level::play_level_swap(level, swap, options, rng)?;
             Ok(PlayedMove {
                 board: summary.board,
                 steps: summary.steps,
                 score: summary.total_score,
-                cleared,
+                cleared: totals.cleared,
+                specials_created: totals.specials_created,
                 shuffled: summary.board_before_shuffle.is_some(),
                 dead: summary.dead,
                 stable: summary.stable,
@@ -244,6 +245,7 @@ pub fn certain_outcomes_while(
             score: played.score,
             cleared: played.cleared,
             steps: played.steps,
+            specials_created: played.specials_created,
         };
         outcomes.push((swap, outcome));
     }
@@ -382,6 +384,7 @@ mod tests {
                         score: played.score,
                         cleared: played.cleared,
                         steps: played.steps,
+                        specials_created: played.specials_created,
                     }
                 );
             }

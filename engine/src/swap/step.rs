@@ -148,6 +148,8 @@ pub struct CertainOutcome {
     pub cleared: u64,
     /// Number of cascade steps, at least 1.
     pub steps: u32,
+    /// Special pieces created over all steps, as [`crate::PlayedMove::specials_created`].
+    pub specials_created: u64,
 }
 
 /// What one move did, without its events: the result of [`crate::play_swap`], for simulations that
@@ -163,6 +165,8 @@ pub struct PlayedMove {
     /// Cells cleared over all steps: the cells of the steps' groups and their
     /// `effect_cleared` cells.
     pub cleared: u64,
+    /// Special pieces created over all steps (0 unless [`CascadeOptions::specials`]).
+    pub specials_created: u64,
     /// True when the cascade left a dead board that was shuffled.
     pub shuffled: bool,
     /// True when the final board is stable and has no valid swap.

@@ -1,15 +1,14 @@
 //! `Hint` of the swap family (docs/rules.md section 7): every valid swap ranked by its certain
-//! (NONE-refill) outcome, optionally with sampled refills. Plain boards take the engine's
-//! [`engine::certain_outcomes_while`]; level boards (and [`hint_reference`]) go through
-//! `ResolveCascade`'s own function swap by swap.
+//! (NONE-refill) outcome ([`engine::certain_outcomes_while`]), optionally with sampled refills
+//! ([`engine::play_swap`]), on boards with or without layers alike.
 
 use tonic::Status;
 
 use super::super::SearchContext;
-use super::{cascade_options, check_dead_state, resolve_cascade, stable_board};
+use super::{cascade_options, stable_board};
 use crate::engine::{self, CascadeOptions, EngineError, StableBoard};
 use crate::proto;
-use crate::transport::convert::swap_from_proto;
+use crate::transport::convert::{plays_specials, swap_from_proto};
 use crate::transport::status::CallError;
 
 /// Most sampled refills per swap in `Hint`.
@@ -35,62 +34,6 @@ pub(super) fn check_context(context: Option<&SearchContext>) -> Result<(), CallE
     Ok(())
 }
 
-/// The valid swaps of a proto board with their combinations (UNSPECIFIED on plain boards), as
-/// CheckDeadState lists them.
-pub(super) fn listed_swaps(board: &proto::Board) -> Result<Vec<(proto::Swap, i32)>, EngineError> {
-    let listed = check_dead_state(proto::SwapCheckDeadStateRequest {
-        board: Some(board.clone()),
-    })?;
-    let combinations = listed.combinations;
-    Ok(listed
-        .valid_swaps
-        .into_iter()
-        .enumerate()
-        .map(|(i, swap)| (swap, combinations.get(i).copied().unwrap_or(0)))
-        .collect())
-}
-
-/// Every valid swap of `board` with its certain outcome (its NONE-refill cascade), ranked as
-/// SwapHintResponse documents; `mean_sampled_score` left 0.
-pub(super) fn ranked_hints(
-    board: &proto::Board,
-    listed: Vec<(proto::Swap, i32)>,
-    max_steps: u32,
-    context: Option<&SearchContext>,
-) -> Result<Vec<proto::SwapHint>, CallError> {
-    let mut hints = Vec::new();
-    for (swap, combination) in listed {
-        check_context(context)?;
-        let outcome = resolve_cascade(proto::ResolveCascadeRequest {
-            board: Some(board.clone()),
-            swap: Some(swap),
-            refill: proto::RefillMode::None.into(),
-            max_steps,
-            ..Default::default()
-        })?;
-        let cleared: usize = outcome
-            .steps
-            .iter()
-            .map(|s| s.groups.iter().map(|g| g.cells.len()).sum::<usize>() + s.effect_cleared.len())
-            .sum();
-        let specials: usize = outcome.steps.iter().map(|s| s.created.len()).sum();
-        hints.push(proto::SwapHint {
-            swap: Some(swap),
-            combination,
-            score: outcome.total_score,
-            cleared: cleared as u32,
-            specials_created: specials as u32,
-            steps: outcome.steps.len() as u32,
-            mean_sampled_score: 0.0,
-        });
-    }
-    // Stable: equal keys keep CheckDeadState's row-major order (by a, then b).
-    hints.sort_by(|x, y| {
-        (y.score, y.cleared, y.specials_created).cmp(&(x.score, x.cleared, x.specials_created))
-    });
-    Ok(hints)
-}
-
 /// Hint, engine side; `context` (sampled hints on the blocking pool) stops the sampling when
 /// its deadline passes or the call is cancelled. Checks `samples`, `colors` (when sampling),
 /// `max_steps`, then the board.
@@ -104,83 +47,91 @@ pub fn hint(
     request: proto::SwapHintRequest,
     context: Option<&SearchContext>,
 ) -> Result<proto::SwapHintResponse, Status> {
-    Ok(hint_with(request, context, true)?)
+    Ok(hint_of(request, context)?)
 }
 
-/// [`hint`] through ResolveCascade requests only: the path of level boards, and the reference
-/// the engine-level path of plain boards is tested against (same response).
-///
-/// # Errors
-/// As [`hint`].
-pub fn hint_reference(
-    request: proto::SwapHintRequest,
-    context: Option<&SearchContext>,
-) -> Result<proto::SwapHintResponse, Status> {
-    Ok(hint_with(request, context, false)?)
-}
-
-/// A request's board as a stable engine board when it is plain (no holes, no kinds); `None`
-/// for a level board.
-///
-/// # Errors
-/// As CheckDeadState's board checks (malformed, unstable).
-pub(super) fn plain_stable(board: &proto::Board) -> Result<Option<StableBoard>, EngineError> {
-    let board = stable_board(Some(board.clone()))?;
-    Ok((!board.has_layers()).then_some(board))
-}
-
-/// The options of the NONE-refill cascades Hint ranks by (ResolveCascade's defaults).
-pub(super) fn certain_options(max_steps: u32) -> Result<CascadeOptions, EngineError> {
-    cascade_options(&proto::ResolveCascadeRequest {
+/// The options of the NONE-refill cascades Hint ranks by (ResolveCascade's defaults), special
+/// pieces created when `specials`.
+pub(super) fn certain_options(
+    max_steps: u32,
+    specials: bool,
+) -> Result<CascadeOptions, EngineError> {
+    let options = cascade_options(&proto::ResolveCascadeRequest {
         refill: proto::RefillMode::None.into(),
         max_steps,
         ..Default::default()
+    })?;
+    Ok(CascadeOptions {
+        specials,
+        ..options
     })
 }
 
-/// The options of a RANDOM-refill cascade with `colors` (auto-shuffle on).
-pub(super) fn random_options(colors: u32, max_steps: u32) -> Result<CascadeOptions, EngineError> {
-    cascade_options(&proto::ResolveCascadeRequest {
+/// The options of a RANDOM-refill cascade with `colors` (auto-shuffle on), special pieces
+/// created when `specials`.
+pub(super) fn random_options(
+    colors: u32,
+    max_steps: u32,
+    specials: bool,
+) -> Result<CascadeOptions, EngineError> {
+    let options = cascade_options(&proto::ResolveCascadeRequest {
         colors,
         refill: proto::RefillMode::Random.into(),
         auto_shuffle: Some(true),
         max_steps,
         ..Default::default()
+    })?;
+    Ok(CascadeOptions {
+        specials,
+        ..options
     })
 }
 
-/// [`ranked_hints`] of a plain stable board on the engine directly: each valid swap's
-/// NONE-refill cascade by [`engine::certain_outcomes`] (no specials on a plain board).
-fn plain_ranked_hints(
+/// The rank of a hint: its certain score, then cells cleared, then specials created (higher
+/// first).
+fn rank(outcome: &engine::CertainOutcome) -> (u64, u64, u64) {
+    (outcome.score, outcome.cleared, outcome.specials_created)
+}
+
+/// Every valid swap of `board` with its certain outcome (its NONE-refill cascade under
+/// `options`), ranked as SwapHintResponse documents (equal ranks keep CheckDeadState's
+/// row-major order); `mean_sampled_score` left 0.
+fn ranked_hints(
     board: &StableBoard,
     options: CascadeOptions,
     context: Option<&SearchContext>,
 ) -> Result<Vec<proto::SwapHint>, CallError> {
+    let listed = engine::valid_swaps_with_combinations(board);
     let outcomes =
         engine::certain_outcomes_while(board, options.specials, options.max_steps, || {
             !stopped(context)
         })?;
     check_context(context)?;
-    let mut hints: Vec<proto::SwapHint> = outcomes
+    let mut hints: Vec<(proto::SwapHint, (u64, u64, u64))> = outcomes
         .into_iter()
-        .map(|(swap, outcome)| proto::SwapHint {
-            swap: Some(swap.into()),
-            combination: 0,
-            score: outcome.score,
-            cleared: outcome.cleared as u32,
-            specials_created: 0,
-            steps: outcome.steps,
-            mean_sampled_score: 0.0,
+        .zip(listed)
+        .map(|((swap, outcome), (listed, combination))| {
+            debug_assert_eq!(swap, listed);
+            let hint = proto::SwapHint {
+                swap: Some(swap.into()),
+                combination: proto::Combination::from(combination).into(),
+                score: outcome.score,
+                cleared: outcome.cleared as u32,
+                specials_created: outcome.specials_created as u32,
+                steps: outcome.steps,
+                mean_sampled_score: 0.0,
+            };
+            (hint, rank(&outcome))
         })
         .collect();
-    hints.sort_by_key(|h| std::cmp::Reverse((h.score, h.cleared)));
-    Ok(hints)
+    hints.sort_by_key(|&(_, rank)| std::cmp::Reverse(rank));
+    Ok(hints.into_iter().map(|(hint, _)| hint).collect())
 }
 
-/// The first of [`plain_ranked_hints`] without ranking the rest: the first valid swap in
-/// row-major order with the highest (score, cleared). Every swap is still played, so a cascade
-/// past `max_steps` is the same error.
-pub(super) fn plain_best_swap(
+/// The first of [`ranked_hints`] without ranking the rest: the first valid swap in row-major
+/// order with the highest rank. Every swap is still played, so a cascade past `max_steps` is
+/// the same error.
+pub(super) fn best_swap(
     board: &StableBoard,
     options: CascadeOptions,
     context: Option<&SearchContext>,
@@ -190,9 +141,9 @@ pub(super) fn plain_best_swap(
             !stopped(context)
         })?;
     check_context(context)?;
-    let mut best: Option<((u64, u64), engine::Swap)> = None;
+    let mut best: Option<((u64, u64, u64), engine::Swap)> = None;
     for (swap, outcome) in outcomes {
-        let key = (outcome.score, outcome.cleared);
+        let key = rank(&outcome);
         if best.is_none_or(|(top, _)| key > top) {
             best = Some((key, swap));
         }
@@ -200,11 +151,10 @@ pub(super) fn plain_best_swap(
     Ok(best.map(|(_, swap)| swap))
 }
 
-/// Hint by the engine-level path (`fast`, plain boards only) or through ResolveCascade.
-fn hint_with(
+/// Hint on the engine: the certain outcome of every valid swap, then the sampled refills.
+fn hint_of(
     request: proto::SwapHintRequest,
     context: Option<&SearchContext>,
-    fast: bool,
 ) -> Result<proto::SwapHintResponse, CallError> {
     if request.samples > MAX_HINT_SAMPLES {
         return Err(EngineError::InvalidParameter {
@@ -226,22 +176,11 @@ fn hint_with(
     let board = request
         .board
         .ok_or_else(|| crate::transport::convert::required("board"))?;
-    let plain = if fast {
-        // The same board checks as the reference's first (CheckDeadState's).
-        plain_stable(&board)?
-    } else {
-        None
-    };
-    // The swaps to rank, listed (and the sample budget checked) before any cascade is run.
-    let listed = match &plain {
-        Some(_) => None,
-        None => Some(listed_swaps(&board)?),
-    };
-    let swap_count = match (&plain, &listed) {
-        (Some(stable), _) => engine::count_valid_swaps(stable),
-        (None, Some(listed)) => listed.len(),
-        (None, None) => 0,
-    };
+    let specials = plays_specials(&board);
+    // The same board checks as CheckDeadState's.
+    let stable = stable_board(Some(board))?;
+    // The sample budget is checked before any cascade is run.
+    let swap_count = engine::count_valid_swaps(&stable);
     if request.samples > 0 {
         let sampled = u64::from(request.samples) * swap_count as u64;
         if sampled > MAX_HINT_SAMPLED_CASCADES {
@@ -256,29 +195,17 @@ fn hint_with(
         }
     }
     check_context(context)?;
-    let mut hints = match (&plain, listed) {
-        (Some(stable), _) => {
-            plain_ranked_hints(stable, certain_options(request.max_steps)?, context)?
-        }
-        (None, listed) => ranked_hints(
-            &board,
-            listed.unwrap_or_default(),
-            request.max_steps,
-            context,
-        )?,
-    };
+    let certain = certain_options(request.max_steps, specials)?;
+    let mut hints = ranked_hints(&stable, certain, context)?;
     let valid_swap_count = hints.len() as u32;
     if request.top_n > 0 {
         hints.truncate(request.top_n as usize);
     }
-    for hint in &mut hints {
-        if request.samples == 0 {
-            break;
-        }
-        let mut sum = 0f64;
-        if let Some(stable) = &plain {
-            let options = random_options(request.colors, request.max_steps)?;
+    if request.samples > 0 {
+        let options = random_options(request.colors, request.max_steps, specials)?;
+        for hint in &mut hints {
             let swap = swap_from_proto(hint.swap)?;
+            let mut sum = 0f64;
             for i in 0..request.samples {
                 check_context(context)?;
                 let mut rng = engine::rng_from_seed(request.seed.wrapping_add(u64::from(i)));
@@ -286,22 +213,7 @@ fn hint_with(
                 sum += played.score as f64;
             }
             hint.mean_sampled_score = sum / f64::from(request.samples);
-            continue;
         }
-        for i in 0..request.samples {
-            check_context(context)?;
-            let outcome = resolve_cascade(proto::ResolveCascadeRequest {
-                board: Some(board.clone()),
-                swap: hint.swap,
-                colors: request.colors,
-                seed: request.seed.wrapping_add(u64::from(i)),
-                refill: proto::RefillMode::Random.into(),
-                max_steps: request.max_steps,
-                ..Default::default()
-            })?;
-            sum += outcome.total_score as f64;
-        }
-        hint.mean_sampled_score = sum / f64::from(request.samples);
     }
     Ok(proto::SwapHintResponse {
         hints,

@@ -1,18 +1,14 @@
 //! `Simulate` of the swap family (docs/rules.md section 7): games played by a policy from one
-//! start, summarised. Plain boards are played on the engine directly (`play_swap`); level boards
-//! (and [`simulate_reference`]) go through `ResolveCascade`'s own function move by move.
+//! start on the engine (`play_swap`), summarised; boards with or without layers alike.
 
 use tonic::Status;
 
 use super::super::SearchContext;
-use super::hint::{
-    certain_options, check_context, listed_swaps, plain_best_swap, plain_stable, random_options,
-    ranked_hints,
-};
-use super::{cascade_options, generate_board, resolve_cascade};
+use super::hint::{best_swap, certain_options, check_context, random_options};
+use super::{cascade_options, generate_board, stable_board};
 use crate::engine::{self, EngineError, StableBoard};
 use crate::proto;
-use crate::transport::convert::unknown_enum;
+use crate::transport::convert::{plays_specials, unknown_enum};
 use crate::transport::status::CallError;
 
 /// Most games in one `Simulate`.
@@ -32,83 +28,20 @@ struct GameTally {
     dead: bool,
 }
 
-/// Plays game `index` of a simulation as SwapSimulateRequest documents.
+/// Plays game `index` of a simulation as SwapSimulateRequest documents: game `index`'s RNG
+/// seeded with `seed + index`; each move the policy's pick from [`engine::valid_swaps`] (by
+/// `random_range`) or the top hint, played with [`engine::play_swap`] seeded with the game
+/// RNG's `next_u64()`; special pieces created when `specials` (a start with layers).
 fn simulate_game(
-    start: &proto::Board,
-    request: &proto::SwapSimulateRequest,
-    policy: proto::SwapPolicy,
-    colors: u32,
-    index: u32,
-    context: Option<&SearchContext>,
-) -> Result<GameTally, CallError> {
-    use rand::{Rng, RngCore};
-    let mut rng = engine::rng_from_seed(request.seed.wrapping_add(u64::from(index)));
-    let mut board = start.clone();
-    let mut tally = GameTally::default();
-    for _ in 0..request.moves {
-        check_context(context)?;
-        let swap = match policy {
-            proto::SwapPolicy::Random => {
-                let listed = listed_swaps(&board)?;
-                if listed.is_empty() {
-                    tally.dead = true;
-                    break;
-                }
-                listed[rng.random_range(0..listed.len())].0
-            }
-            proto::SwapPolicy::Unspecified | proto::SwapPolicy::HintGreedy => {
-                match ranked_hints(&board, listed_swaps(&board)?, request.max_steps, context)?
-                    .first()
-                    .and_then(|h| h.swap)
-                {
-                    Some(swap) => swap,
-                    None => {
-                        tally.dead = true;
-                        break;
-                    }
-                }
-            }
-        };
-        let outcome = resolve_cascade(proto::ResolveCascadeRequest {
-            board: Some(board),
-            swap: Some(swap),
-            colors,
-            seed: rng.next_u64(),
-            refill: proto::RefillMode::Random.into(),
-            auto_shuffle: Some(true),
-            max_steps: request.max_steps,
-            include_step_boards: false,
-        })?;
-        tally.score = tally.score.saturating_add(outcome.total_score);
-        tally.moves += 1;
-        tally.steps += outcome.steps.len() as u64;
-        tally.shuffles += u64::from(outcome.shuffled);
-        board = outcome
-            .board
-            .ok_or_else(|| Status::internal("cascade without a board"))?;
-        if outcome.dead {
-            tally.dead = true;
-            break;
-        }
-    }
-    Ok(tally)
-}
-
-/// [`simulate_game`] on a plain stable start, on the engine directly: the same derivation
-/// (game `index`'s RNG seeded with `seed + index`, the policy's pick from
-/// [`engine::valid_swaps`] or the top hint, `next_u64()` as the move's seed), each move played
-/// with [`engine::play_swap`].
-fn simulate_plain_game(
     start: &StableBoard,
     request: &proto::SwapSimulateRequest,
-    policy: proto::SwapPolicy,
-    colors: u32,
+    (policy, colors, specials): (proto::SwapPolicy, u32, bool),
     index: u32,
     context: Option<&SearchContext>,
 ) -> Result<GameTally, CallError> {
     use rand::{Rng, RngCore};
-    let certain = certain_options(request.max_steps)?;
-    let options = random_options(colors, request.max_steps)?;
+    let certain = certain_options(request.max_steps, specials)?;
+    let options = random_options(colors, request.max_steps, specials)?;
     let mut rng = engine::rng_from_seed(request.seed.wrapping_add(u64::from(index)));
     let mut board = start.clone();
     let mut tally = GameTally::default();
@@ -124,7 +57,7 @@ fn simulate_plain_game(
                 listed[rng.random_range(0..listed.len())]
             }
             proto::SwapPolicy::Unspecified | proto::SwapPolicy::HintGreedy => {
-                match plain_best_swap(&board, certain, context)? {
+                match best_swap(&board, certain, context)? {
                     Some(swap) => swap,
                     None => {
                         tally.dead = true;
@@ -145,7 +78,7 @@ fn simulate_plain_game(
         }
         if !played.stable {
             // RANDOM refill leaves no empty cell; were one left, the next move's board check
-            // would refuse it, as in the reference.
+            // (CheckDeadState's) would refuse it.
             if played_moves + 1 < request.moves {
                 check_context(context)?;
                 StableBoard::try_from(played.board)?;
@@ -182,26 +115,13 @@ pub fn simulate(
     request: proto::SwapSimulateRequest,
     context: Option<&SearchContext>,
 ) -> Result<proto::SwapSimulateResponse, Status> {
-    Ok(simulate_with(request, context, true)?)
+    Ok(simulate_of(request, context)?)
 }
 
-/// [`simulate`] through ResolveCascade requests only: the path of level boards, and the
-/// reference the engine-level path of plain boards is tested against (same response).
-///
-/// # Errors
-/// As [`simulate`].
-pub fn simulate_reference(
+/// Simulate on the engine.
+fn simulate_of(
     request: proto::SwapSimulateRequest,
     context: Option<&SearchContext>,
-) -> Result<proto::SwapSimulateResponse, Status> {
-    Ok(simulate_with(request, context, false)?)
-}
-
-/// Simulate by the engine-level path (`fast`, plain boards only) or through ResolveCascade.
-fn simulate_with(
-    request: proto::SwapSimulateRequest,
-    context: Option<&SearchContext>,
-    fast: bool,
 ) -> Result<proto::SwapSimulateResponse, CallError> {
     use proto::swap_simulate_request::Start;
     if !(1..=MAX_SIMULATE_GAMES).contains(&request.games) {
@@ -251,19 +171,13 @@ fn simulate_with(
         ..Default::default()
     })?;
     // The start must be stable (the error CheckDeadState gives otherwise).
-    let plain = if fast {
-        plain_stable(&start)?
-    } else {
-        listed_swaps(&start)?;
-        None
-    };
+    let specials = plays_specials(&start);
+    let stable = stable_board(Some(start.clone()))?;
     let mut scores = Vec::with_capacity(request.games as usize);
     let (mut moves_played, mut steps, mut shuffles, mut dead_games) = (0u64, 0u64, 0u64, 0u32);
     for index in 0..request.games {
-        let tally = match &plain {
-            Some(stable) => simulate_plain_game(stable, &request, policy, colors, index, context)?,
-            None => simulate_game(&start, &request, policy, colors, index, context)?,
-        };
+        let rules = (policy, colors, specials);
+        let tally = simulate_game(&stable, &request, rules, index, context)?;
         scores.push(tally.score);
         moves_played += tally.moves;
         steps += tally.steps;

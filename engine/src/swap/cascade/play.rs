@@ -45,6 +45,7 @@ pub(crate) fn play_swap<R: Rng + ?Sized>(
         steps: totals.last_index,
         score: totals.score,
         cleared: totals.cleared,
+        specials_created: 0,
         shuffled: ending.board_before_shuffle.is_some(),
         dead: ending.dead,
         stable: ending.stable,
@@ -96,6 +97,7 @@ pub(crate) fn certain_outcomes_while(
                 score: totals.score,
                 cleared: totals.cleared,
                 steps: totals.last_index,
+                specials_created: 0,
             },
         ));
     }
@@ -199,6 +201,7 @@ mod tests {
                     score: played.score,
                     cleared: played.cleared,
                     steps: played.steps,
+                    specials_created: 0,
                 };
                 assert_eq!(certain, expected, "seed {seed} swap {swap:?}");
                 compared += 1;

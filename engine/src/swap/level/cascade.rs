@@ -66,7 +66,7 @@ pub(crate) fn resolve_level_swap_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
 
 /// Applies `swap` to a stable board with layers and resolves the cascade as
 /// [`resolve_level_swap_into`] does (same board, score and draws) without building its steps:
-/// the layered path of [`crate::play_swap`]. Returns the outcome and the cells cleared.
+/// the layered path of [`crate::play_swap`]. Returns the outcome and the cascade's totals.
 ///
 /// # Errors
 /// As [`crate::play_swap`].
@@ -75,19 +75,19 @@ pub(crate) fn play_level_swap<R: Rng + ?Sized>(
     swap: Swap,
     options: CascadeOptions,
     rng: &mut R,
-) -> Result<(CascadeSummary, u64), EngineError> {
+) -> Result<(CascadeSummary, CascadeTotals), EngineError> {
     level_swap::<false, R, Vec<CascadeStep>>(level, swap, options, rng, &mut Vec::new())
 }
 
 /// The swap and cascade of [`resolve_level_swap_into`], its steps handed to `sink` when
-/// `RECORD`; also returns the cells cleared.
+/// `RECORD`; also returns the cascade's totals.
 fn level_swap<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
     level: StableLevel,
     swap: Swap,
     options: CascadeOptions,
     rng: &mut R,
     sink: &mut S,
-) -> Result<(CascadeSummary, u64), EngineError> {
+) -> Result<(CascadeSummary, CascadeTotals), EngineError> {
     let (verdict, combination) = judge_level_swap(level.level(), swap);
     if let Some(rejection) = verdict.rejection() {
         return Err(EngineError::IllegalSwap(rejection));
@@ -136,8 +136,7 @@ fn level_swap<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
         options,
         rng,
     )?;
-    let cleared = totals.cleared;
-    Ok((finish(board, &scratch, totals, options, rng), cleared))
+    Ok((finish(board, &scratch, totals, options, rng), totals))
 }
 
 /// Resolves a board with layers as given (the layered path of [`crate::resolve_board_into`]):
