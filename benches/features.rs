@@ -96,7 +96,7 @@ fn bench_features(c: &mut Criterion) {
                     black_box(if fast {
                         rpc::replay_game(request, limits)
                     } else {
-                        rpc::replay_game_reference(request, limits)
+                        features::replay_game_reference(request, limits)
                     })
                 },
                 BatchSize::SmallInput,

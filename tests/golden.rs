@@ -686,7 +686,7 @@ async fn golden_swap_replay_game() {
     assert_eq!(rejected.message, "illegal swap: SWAP_VERDICT_NOT_ADJACENT");
     assert!(response.start_board.is_none());
     // The ResolveCascade path answers the same.
-    let reference = matchgrid::transport::swap::replay_game_reference(
+    let reference = reference::features::replay_game_reference(
         request,
         matchgrid::transport::ServiceLimits::default(),
     )

@@ -838,16 +838,19 @@ fn assert_same<T: PartialEq + std::fmt::Debug>(
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
-    /// On random plain boards, the engine-level ReplayGame answers exactly what the
-    /// ResolveCascade path does: moves mostly valid swaps, some NONE refills (unstable boards,
-    /// then moves without a swap or refused swaps), tiny step limits, bad options, and reply
-    /// limits from a few hundred bytes (reply-size refusals) to the default.
+    /// On random boards with and without layers (holes, specials), ReplayGame answers exactly
+    /// what the ResolveCascade calls in sequence do: moves mostly valid swaps, some NONE refills
+    /// (unstable boards, then moves without a swap or refused swaps), tiny step limits, bad
+    /// options, and reply limits from a few hundred bytes (reply-size refusals) to the default.
     #[test]
-    fn plain_replay_fast_path_equals_the_reference(
+    fn replay_equals_the_reference(
         width in 2u32..=9,
         height in 2u32..=9,
         colors in 2u32..=6,
         seed in any::<u64>(),
+        mode in 0u8..3,
+        hole_picks in proptest::collection::vec(0u32..81, 0..8),
+        special_picks in proptest::collection::vec((0u32..81, 2i32..=5), 0..8),
         limit_pick in 0u32..4,
         limit_bytes in 100usize..20_000,
         picks in proptest::collection::vec(
@@ -855,7 +858,7 @@ proptest! {
             0..30,
         ),
     ) {
-        let start = start_board(width, height, colors, seed, 0, &[], &[]);
+        let start = start_board(width, height, colors, seed, mode, &hole_picks, &special_picks);
         prop_assume!(start.is_some());
         let start = start.unwrap();
         let limits = ServiceLimits {
@@ -885,14 +888,14 @@ proptest! {
         for generate in [false, true] {
             let start = if generate {
                 Start::Generate(SwapGenerateBoardRequest {
-                    width, height, colors, seed, min_moves: Some(0), holes: Vec::new(),
+                    width, height, colors, seed, min_moves: Some(0), holes: start.holes.clone(),
                 })
             } else {
                 Start::Board(start.clone())
             };
             let request = SwapReplayGameRequest { start: Some(start), moves: moves.clone() };
             let fast = rpc::replay_game(request.clone(), limits);
-            let reference = rpc::replay_game_reference(request, limits);
+            let reference = features::replay_game_reference(request, limits);
             prop_assert_eq!(fast, reference);
         }
     }

@@ -20,7 +20,7 @@ mod replay;
 mod simulate;
 
 pub use hint::{MAX_HINT_SAMPLED_CASCADES, MAX_HINT_SAMPLES, hint};
-pub use replay::{MAX_REPLAY_MOVES, replay_game, replay_game_reference, swap_board_digest};
+pub use replay::{MAX_REPLAY_MOVES, replay_game, swap_board_digest};
 pub use simulate::{MAX_SIMULATE_GAMES, MAX_SIMULATE_MOVES, MAX_SIMULATE_TOTAL_MOVES, simulate};
 
 /// Default `max_steps` of ResolveCascade.

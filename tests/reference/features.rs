@@ -1,4 +1,4 @@
-//! Hint and Simulate rebuilt from the server's other RPCs only (docs/rules.md section 7): every
+//! Hint, Simulate and ReplayGame rebuilt from the server's other RPCs only (docs/rules.md section 7): every
 //! cascade through `ResolveCascade`, every list of valid swaps through `CheckDeadState`, a
 //! generated start through `GenerateBoard`. The server plays them on the engine directly; the
 //! tests and benches hold its answers against these, field for field, errors included.
@@ -285,6 +285,115 @@ pub fn simulate_reference(
             steps as f64 / moves_played as f64
         },
         dead_games,
+        start_board: generated.then_some(start),
+    })
+}
+
+/// The verdict a ResolveCascade refusal names: OUT_OF_BOUNDS when `swap.a` or `swap.b` is the
+/// field a BadRequest names, the verdict an ILLEGAL_SWAP precondition names, else UNSPECIFIED.
+fn refusal_verdict(status: &Status) -> proto::SwapVerdict {
+    use tonic_types::StatusExt;
+    let details = status.get_error_details();
+    if let Some(bad) = details.bad_request()
+        && bad
+            .field_violations
+            .iter()
+            .any(|v| v.field == "swap.a" || v.field == "swap.b")
+    {
+        return proto::SwapVerdict::OutOfBounds;
+    }
+    details
+        .precondition_failure()
+        .and_then(|failure| failure.violations.iter().find(|v| v.subject == "swap"))
+        .and_then(|violation| proto::SwapVerdict::from_str_name(&violation.description))
+        .unwrap_or(proto::SwapVerdict::Unspecified)
+}
+
+/// ReplayGame through ResolveCascade: the call's checks (`moves`, the start), then each move
+/// the bounded ResolveCascade call of its fields on the board the previous one returned, the
+/// first refusal reported from its status.
+pub fn replay_game_reference(
+    request: proto::SwapReplayGameRequest,
+    limits: matchgrid::transport::ServiceLimits,
+) -> Result<proto::SwapReplayGameResponse, EngineError> {
+    use matchgrid::transport::swap::{
+        MAX_REPLAY_MOVES, resolve_cascade_bounded, swap_board_digest,
+    };
+    use proto::swap_replay_game_request::Start;
+    use tonic_types::StatusExt;
+    if request.moves.len() > MAX_REPLAY_MOVES {
+        let reason = format!(
+            "at most {MAX_REPLAY_MOVES} moves per replay, got {}",
+            request.moves.len()
+        );
+        return Err(invalid("moves", reason));
+    }
+    let (start, generated) = match request.start {
+        Some(Start::Board(board)) => {
+            matchgrid::transport::convert::swap_board_from_proto(Some(board.clone()))?;
+            (board, false)
+        }
+        Some(Start::Generate(generate)) => {
+            let generated = generate_board(generate).map_err(in_generate_start)?;
+            (generated.board.ok_or_else(|| required("board"))?, true)
+        }
+        None => return Err(required("start")),
+    };
+    let mut board = start.clone();
+    let mut moves = Vec::with_capacity(request.moves.len());
+    let mut total_score = 0u64;
+    let mut rejected = None;
+    for (index, play) in request.moves.iter().enumerate() {
+        let call = proto::ResolveCascadeRequest {
+            board: Some(board.clone()),
+            swap: play.swap,
+            colors: play.colors,
+            seed: play.seed,
+            refill: play.refill,
+            auto_shuffle: play.auto_shuffle,
+            max_steps: play.max_steps,
+            include_step_boards: false,
+        };
+        match resolve_cascade_bounded(call, limits) {
+            Ok(response) => {
+                total_score = total_score.saturating_add(response.total_score);
+                moves.push(proto::SwapReplayMove {
+                    swap: play.swap,
+                    score: response.total_score,
+                    steps: response.steps.len() as u32,
+                    shuffled: response.shuffled,
+                    dead: response.dead,
+                    stable: response.stable,
+                    valid_swap_count: response.valid_swap_count,
+                });
+                if let Some(next) = response.board {
+                    board = next;
+                }
+            }
+            Err(status) => {
+                let reason = status
+                    .get_error_details()
+                    .error_info()
+                    .map(|info| info.reason.clone())
+                    .unwrap_or_default();
+                rejected = Some(proto::SwapReplayRejection {
+                    index: index as u32,
+                    swap: play.swap,
+                    verdict: refusal_verdict(&status).into(),
+                    code: status.code() as u32,
+                    reason,
+                    message: status.message().to_owned(),
+                });
+                break;
+            }
+        }
+    }
+    Ok(proto::SwapReplayGameResponse {
+        moves,
+        total_score,
+        board_digest: swap_board_digest(&board)?.to_vec(),
+        board: Some(board),
+        rejected,
         start_board: generated.then_some(start),
     })
 }

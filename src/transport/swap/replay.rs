@@ -1,13 +1,12 @@
 //! `ReplayGame` of the swap family (docs/rules.md section 7): a game's moves replayed in one
-//! call. Plain boards are played on the engine directly; level boards (and
-//! [`replay_game_reference`], which the fast path is tested against) go through
-//! `ResolveCascade`'s own function move by move, so every answer equals the calls in sequence.
+//! call, each answered as the ResolveCascade call of its fields would be: swaps on stable
+//! boards on the engine directly, anything else through ResolveCascade's own function.
 
 use tonic::Status;
 
 use super::super::ServiceLimits;
 use super::{cascade_options, generate_board, resolve_cascade_within};
-use crate::engine::{self, EngineError, StableBoard};
+use crate::engine::{self, CascadeOptions, EngineError, StableBoard};
 use crate::proto;
 use crate::transport::convert::{swap_board_from_proto, swap_from_proto};
 use crate::transport::status::engine_status;
@@ -65,29 +64,17 @@ pub fn swap_board_digest(board: &proto::Board) -> Result<[u8; 32], EngineError> 
 }
 
 /// ReplayGame, engine side: each move is the ResolveCascade request made of its fields on the
-/// board the previous one returned, resolved by the same function as ResolveCascade within
-/// `limits` (so its reply-size refusal is the same too).
+/// board the previous one returned, answered as ResolveCascade would answer it within `limits`
+/// (so its reply-size refusal is the same too). A swap on a stable board is played on the
+/// engine ([`engine::play_swap`]) when its reply could not pass the limit; any other move (no
+/// swap, an unstable board, a refusal, a reply that could be too large) goes through
+/// ResolveCascade's own function.
 ///
 /// # Errors
 /// INVALID_ARGUMENT for more than [`MAX_REPLAY_MOVES`] moves (naming `moves`), a missing start,
 /// a malformed board, or a generation request GenerateBoard refuses. Refused moves are not
 /// errors: the first is reported in the response.
 pub fn replay_game(
-    request: proto::SwapReplayGameRequest,
-    limits: ServiceLimits,
-) -> Result<proto::SwapReplayGameResponse, EngineError> {
-    if let Some(response) = plain_replay(&request, limits)? {
-        return Ok(response);
-    }
-    replay_game_reference(request, limits)
-}
-
-/// [`replay_game`] through ResolveCascade requests only: the path of level boards, and the
-/// reference the engine-level path of plain boards is tested against (same response).
-///
-/// # Errors
-/// As [`replay_game`].
-pub fn replay_game_reference(
     request: proto::SwapReplayGameRequest,
     limits: ServiceLimits,
 ) -> Result<proto::SwapReplayGameResponse, EngineError> {
@@ -102,11 +89,7 @@ pub fn replay_game_reference(
         });
     }
     let (start, generated) = match request.start {
-        Some(Start::Board(board)) => {
-            // Malformed boards fail the whole call; stability is the first move's business.
-            swap_board_from_proto(Some(board.clone()))?;
-            (board, false)
-        }
+        Some(Start::Board(board)) => (board, false),
         Some(Start::Generate(generate)) => {
             let board = generate_board(generate)
                 .map_err(crate::transport::convert::in_generate_start)?
@@ -116,12 +99,34 @@ pub fn replay_game_reference(
         }
         None => return Err(crate::transport::convert::required("start")),
     };
-    let mut board = start.clone();
+    // Malformed boards fail the whole call; stability is the first move's business.
+    let mut board = ReplayBoard::of(swap_board_from_proto(Some(start.clone()))?);
+    // The proto board of the last move ResolveCascade answered; the start until one is.
+    let mut last: Option<proto::Board> = None;
     let mut moves = Vec::with_capacity(request.moves.len());
     let mut total_score = 0u64;
     let mut rejected = None;
     for (index, play) in request.moves.iter().enumerate() {
-        match resolve_cascade_within(move_request(board.clone(), play), limits.max_response_bytes) {
+        let on_engine = match &board {
+            ReplayBoard::Stable(stable) => engine_move(stable, play, limits.max_response_bytes),
+            ReplayBoard::Unstable(_) => None,
+        };
+        if let Some((reported, next)) = on_engine {
+            total_score = total_score.saturating_add(reported.score);
+            moves.push(reported);
+            board = next;
+            last = None;
+            continue;
+        }
+        let current = match last.take() {
+            Some(current) => current,
+            None if moves.is_empty() => start.clone(),
+            None => board.to_proto(),
+        };
+        match resolve_cascade_within(
+            move_request(current.clone(), play),
+            limits.max_response_bytes,
+        ) {
             Ok(response) => {
                 total_score = total_score.saturating_add(response.total_score);
                 moves.push(proto::SwapReplayMove {
@@ -133,9 +138,9 @@ pub fn replay_game_reference(
                     stable: response.stable,
                     valid_swap_count: response.valid_swap_count,
                 });
-                if let Some(next) = response.board {
-                    board = next;
-                }
+                let next = response.board.unwrap_or(current);
+                board = ReplayBoard::of(swap_board_from_proto(Some(next.clone()))?);
+                last = Some(next);
             }
             Err(error) => {
                 let verdict = refusal_verdict(&error);
@@ -148,10 +153,16 @@ pub fn replay_game_reference(
                     reason: error_reason(&status),
                     message: status.message().to_owned(),
                 });
+                last = Some(current);
                 break;
             }
         }
     }
+    let board = match last {
+        Some(board) => board,
+        None if moves.is_empty() => start.clone(),
+        None => board.to_proto(),
+    };
     Ok(proto::SwapReplayGameResponse {
         moves,
         total_score,
@@ -162,21 +173,24 @@ pub fn replay_game_reference(
     })
 }
 
-/// An upper bound on the encoded bytes one cascade step (without its board) of a plain board
-/// of `cells` cells adds to a ResolveCascade reply: each cell is at most once in a group
-/// (a position is at most 6 bytes, a group's own fields at most 6 more), once a fall (14) and
-/// once a spawn (10); the index, score and the step's own tag and length fit in 64.
-fn plain_step_bytes_bound(cells: usize) -> u64 {
-    64 * cells as u64 + 64
+/// An upper bound on the encoded bytes one cascade step (without its board) of a board of
+/// `cells` cells adds to a ResolveCascade reply: each cell is at most once in a group (a
+/// position is at most 6 bytes, a group's own fields at most 6 more), once a fall (14) and
+/// once a spawn (10); on a board with layers also at most once in `effect_cleared` (8), once
+/// fired and once created (a special is at most 16 bytes each); the index, score and the
+/// step's own tag and length fit in 64.
+fn step_bytes_bound(cells: usize, layers: bool) -> u64 {
+    let per_cell = if layers { 112 } else { 64 };
+    per_cell * cells as u64 + 64
 }
 
-/// A plain replay's board between moves: stable, or not (NONE refill left empty cells).
-enum PlainBoard {
+/// A replay's board between moves: stable, or not (NONE refill left empty cells).
+enum ReplayBoard {
     Stable(StableBoard),
     Unstable(engine::SwapBoard),
 }
 
-impl PlainBoard {
+impl ReplayBoard {
     fn of(board: engine::SwapBoard) -> Self {
         match StableBoard::try_from(board.clone()) {
             Ok(stable) => Self::Stable(stable),
@@ -192,14 +206,15 @@ impl PlainBoard {
     }
 }
 
-/// One replayed move of a plain board played on the engine directly: `None` when the move is
-/// not a swap on a stable board with valid options, when the engine refuses it, or when its
-/// reply could pass `limit` bytes — the cases ResolveCascade itself must answer.
-fn plain_move(
+/// One replayed move played on the engine directly: `None` when the move is not a swap with
+/// valid options, when the engine refuses it, or when its reply could pass `limit` bytes —
+/// the cases ResolveCascade itself must answer. Special pieces are created on a board with
+/// layers, as ResolveCascade creates them.
+fn engine_move(
     board: &StableBoard,
     play: &proto::SwapMove,
     limit: usize,
-) -> Option<(proto::SwapReplayMove, PlainBoard)> {
+) -> Option<(proto::SwapReplayMove, ReplayBoard)> {
     let options = cascade_options(&proto::ResolveCascadeRequest {
         colors: play.colors,
         refill: play.refill,
@@ -208,11 +223,16 @@ fn plain_move(
         ..Default::default()
     })
     .ok()?;
+    let options = CascadeOptions {
+        specials: board.has_layers(),
+        ..options
+    };
     let swap = swap_from_proto(Some(play.swap?)).ok()?;
     let mut rng = engine::rng_from_seed(play.seed);
     let played = engine::play_swap(board.clone(), swap, options, &mut rng).ok()?;
     let cells = board.colors().cells().len();
-    if u64::from(played.steps).saturating_mul(plain_step_bytes_bound(cells)) > limit as u64 {
+    let bound = step_bytes_bound(cells, board.has_layers());
+    if u64::from(played.steps).saturating_mul(bound) > limit as u64 {
         return None;
     }
     let mut reported = proto::SwapReplayMove {
@@ -227,116 +247,11 @@ fn plain_move(
     let next = if played.stable {
         let stable = played.into_stable()?;
         reported.valid_swap_count = engine::count_valid_swaps(&stable) as u32;
-        PlainBoard::Stable(stable)
+        ReplayBoard::Stable(stable)
     } else {
-        PlainBoard::Unstable(played.board)
+        ReplayBoard::Unstable(played.board)
     };
     Some((reported, next))
-}
-
-/// [`replay_game`] of a plain start board on the engine directly: every swap on a stable
-/// board is played with [`engine::play_swap`]; any other move (no swap, an unstable board, a
-/// refusal, a reply that could be too large) is answered by ResolveCascade as in
-/// [`replay_game_reference`], so the response is the same. `None` for a level board or a start
-/// the reference must judge.
-fn plain_replay(
-    request: &proto::SwapReplayGameRequest,
-    limits: ServiceLimits,
-) -> Result<Option<proto::SwapReplayGameResponse>, EngineError> {
-    use proto::swap_replay_game_request::Start;
-    if request.moves.len() > MAX_REPLAY_MOVES {
-        return Ok(None);
-    }
-    let (start, generated) = match &request.start {
-        Some(Start::Board(board)) => (board.clone(), false),
-        Some(Start::Generate(generate)) if generate.holes.is_empty() => {
-            match generate_board(generate.clone())
-                .map_err(crate::transport::convert::in_generate_start)?
-                .board
-            {
-                Some(board) => (board, true),
-                None => return Ok(None),
-            }
-        }
-        _ => return Ok(None),
-    };
-    let first = swap_board_from_proto(Some(start.clone()))?;
-    if first.has_layers() {
-        return Ok(None);
-    }
-    let mut board = PlainBoard::of(first);
-    // The proto board of the last answered move; the start until one is.
-    let mut last: Option<proto::Board> = None;
-    let mut moves = Vec::with_capacity(request.moves.len());
-    let mut total_score = 0u64;
-    let mut rejected = None;
-    for (index, play) in request.moves.iter().enumerate() {
-        let fast = match &board {
-            PlainBoard::Stable(stable) => plain_move(stable, play, limits.max_response_bytes),
-            PlainBoard::Unstable(_) => None,
-        };
-        if let Some((reported, next)) = fast {
-            total_score = total_score.saturating_add(reported.score);
-            moves.push(reported);
-            board = next;
-            last = None;
-            continue;
-        }
-        let current = match last.take() {
-            Some(current) => current,
-            None if moves.is_empty() => start.clone(),
-            None => board.to_proto(),
-        };
-        match resolve_cascade_within(move_request(current, play), limits.max_response_bytes) {
-            Ok(response) => {
-                total_score = total_score.saturating_add(response.total_score);
-                moves.push(proto::SwapReplayMove {
-                    swap: play.swap,
-                    score: response.total_score,
-                    steps: response.steps.len() as u32,
-                    shuffled: response.shuffled,
-                    dead: response.dead,
-                    stable: response.stable,
-                    valid_swap_count: response.valid_swap_count,
-                });
-                let Some(next) = response.board else {
-                    return Ok(None);
-                };
-                let engine_board = swap_board_from_proto(Some(next.clone()))?;
-                if engine_board.has_layers() {
-                    return Ok(None);
-                }
-                board = PlainBoard::of(engine_board);
-                last = Some(next);
-            }
-            Err(error) => {
-                let verdict = refusal_verdict(&error);
-                let status = cascade_status(error, limits);
-                rejected = Some(proto::SwapReplayRejection {
-                    index: index as u32,
-                    swap: play.swap,
-                    verdict: verdict.into(),
-                    code: status.code() as u32,
-                    reason: error_reason(&status),
-                    message: status.message().to_owned(),
-                });
-                break;
-            }
-        }
-    }
-    let board = match last {
-        Some(board) => board,
-        None if moves.is_empty() => start.clone(),
-        None => board.to_proto(),
-    };
-    Ok(Some(proto::SwapReplayGameResponse {
-        moves,
-        total_score,
-        board_digest: swap_board_digest(&board)?.to_vec(),
-        board: Some(board),
-        rejected,
-        start_board: generated.then_some(start),
-    }))
 }
 
 /// The `google.rpc.ErrorInfo` reason of a status this server made; empty without one.
