@@ -723,6 +723,19 @@ mod tests {
     }
 
     #[test]
+    fn addresses_without_a_scheme_are_http() {
+        assert_eq!(server_url("127.0.0.1:50051"), "http://127.0.0.1:50051");
+        assert_eq!(server_url("localhost:1"), "http://localhost:1");
+        assert_eq!(server_url("https://h:2"), "https://h:2");
+        assert_eq!(host_port("http://127.0.0.1:50051"), "127.0.0.1:50051");
+        assert_eq!(host_port("https://h:2/"), "h:2");
+        assert_eq!(host_port("https://h"), "h:443");
+        assert_eq!(host_port("http://h"), "h:80");
+        assert_eq!(host_port("http://[::1]:7"), "[::1]:7");
+        assert_eq!(host_port("http://[::1]"), "[::1]:80");
+    }
+
+    #[test]
     fn positions_and_swaps_parse() {
         assert_eq!(
             parse_position("2,3"),
