@@ -18,10 +18,7 @@ fn main() -> ExitCode {
         }
         Err(error) => {
             // One line naming the bad value, without clap's usage block.
-            eprintln!(
-                "matchgrid: {}",
-                matchgrid::cli::one_line(&error.to_string())
-            );
+            eprintln!("matchgrid: {}", matchgrid::cli::error_line(&error));
             return ExitCode::from(2);
         }
     };

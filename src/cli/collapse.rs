@@ -6,7 +6,9 @@ use tonic::transport::Channel;
 
 use super::collapse_text::{groups_text, replay_text, solve_text, tap_text};
 use super::render::{board_summary, emit, with_progress};
-use super::{ClientArgs, connect, parse_board, parse_position, reply};
+use super::{
+    ClientArgs, Failure, board_notation, connect, parse_board, parse_position, reply, side,
+};
 use crate::proto::{self, collapse_puzzle_client::CollapsePuzzleClient};
 
 /// Scoring rule flag.
@@ -54,10 +56,10 @@ pub enum CollapseCommand {
 #[derive(Debug, Args)]
 pub struct CollapseGenerate {
     /// Columns, 1..=64.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = side())]
     width: u32,
     /// Rows, 1..=64.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = side())]
     height: u32,
     /// Colours, 1..=16.
     #[arg(long, default_value_t = 5)]
@@ -73,8 +75,11 @@ pub struct CollapseGenerate {
 /// `matchgrid collapse tap`.
 #[derive(Debug, Args)]
 pub struct CollapseTap {
-    /// The board, e.g. ABBC/ABBC.
-    #[arg(long, value_parser = parse_board)]
+    #[arg(
+        long,
+        value_parser = parse_board,
+        help = concat!("The board. ", board_notation!())
+    )]
     board: proto::Board,
     /// The tapped cell, ROW,COL.
     #[arg(long, value_parser = parse_position)]
@@ -90,8 +95,11 @@ pub struct CollapseTap {
 /// `matchgrid collapse solve`.
 #[derive(Debug, Args)]
 pub struct CollapseSolve {
-    /// The board (settled).
-    #[arg(long, value_parser = parse_board)]
+    #[arg(
+        long,
+        value_parser = parse_board,
+        help = concat!("The board (settled). ", board_notation!())
+    )]
     board: proto::Board,
     /// Scoring rule.
     #[arg(long, value_enum, default_value_t = ScoringArg::Popstar)]
@@ -129,9 +137,11 @@ pub struct CollapseSolve {
 /// `matchgrid collapse replay`.
 #[derive(Debug, Args)]
 pub struct CollapseReplay {
-    /// The starting board; without it one is generated from --width, --height, --colors
-    /// and --seed as `collapse generate` does.
-    #[arg(long, value_parser = parse_board)]
+    #[arg(
+        long,
+        value_parser = parse_board,
+        help = concat!("The starting board; without it one is generated from --width, --height, --colors and --seed as `collapse generate` does. ", board_notation!())
+    )]
     board: Option<proto::Board>,
     /// The taps, ROW,COL each, separated by spaces: "0,1 3,2".
     #[arg(long, value_parser = parse_position, value_delimiter = ' ', num_args = 0..)]
@@ -143,10 +153,10 @@ pub struct CollapseReplay {
     #[arg(long, default_value_t = 2)]
     min_group: u32,
     /// Columns of a generated board.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = side())]
     width: u32,
     /// Rows of a generated board.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = side())]
     height: u32,
     /// Colours of a generated board.
     #[arg(long, default_value_t = 5)]
@@ -159,8 +169,11 @@ pub struct CollapseReplay {
 /// `matchgrid collapse groups`.
 #[derive(Debug, Args)]
 pub struct CollapseGroups {
-    /// The board.
-    #[arg(long, value_parser = parse_board)]
+    #[arg(
+        long,
+        value_parser = parse_board,
+        help = concat!("The board. ", board_notation!())
+    )]
     board: proto::Board,
     /// Scoring rule.
     #[arg(long, value_enum, default_value_t = ScoringArg::Popstar)]
@@ -175,7 +188,7 @@ type Client = CollapsePuzzleClient<Channel>;
 pub(super) async fn run_collapse(
     server: &str,
     args: ClientArgs<CollapseCommand>,
-) -> Result<(), String> {
+) -> Result<(), Failure> {
     let limit = args.max_message_bytes as usize;
     let mut client = CollapsePuzzleClient::new(connect(server, &args.tls).await?)
         .max_decoding_message_size(limit);
@@ -193,7 +206,7 @@ async fn generate(
     client: &mut Client,
     json: bool,
     command: CollapseGenerate,
-) -> Result<(), String> {
+) -> Result<(), Failure> {
     let request = proto::CollapseGenerateBoardRequest {
         width: command.width,
         height: command.height,
@@ -206,7 +219,7 @@ async fn generate(
     })
 }
 
-async fn tap(client: &mut Client, json: bool, command: CollapseTap) -> Result<(), String> {
+async fn tap(client: &mut Client, json: bool, command: CollapseTap) -> Result<(), Failure> {
     let board = command.board;
     let request = proto::TapRequest {
         board: Some(board.clone()),
@@ -219,7 +232,7 @@ async fn tap(client: &mut Client, json: bool, command: CollapseTap) -> Result<()
     })
 }
 
-async fn solve(client: &mut Client, json: bool, command: CollapseSolve) -> Result<(), String> {
+async fn solve(client: &mut Client, json: bool, command: CollapseSolve) -> Result<(), Failure> {
     let board = command.board;
     let request = proto::CollapseSolveRequest {
         board: Some(board.clone()),
@@ -245,7 +258,7 @@ async fn solve(client: &mut Client, json: bool, command: CollapseSolve) -> Resul
     emit(json, &reply(response)?, |r| solve_text(&board, r))
 }
 
-async fn replay(client: &mut Client, json: bool, command: CollapseReplay) -> Result<(), String> {
+async fn replay(client: &mut Client, json: bool, command: CollapseReplay) -> Result<(), Failure> {
     use proto::collapse_replay_game_request::Start;
     let start = match command.board {
         Some(board) => Start::Board(board),
@@ -270,7 +283,7 @@ async fn replay(client: &mut Client, json: bool, command: CollapseReplay) -> Res
     )
 }
 
-async fn groups(client: &mut Client, json: bool, command: CollapseGroups) -> Result<(), String> {
+async fn groups(client: &mut Client, json: bool, command: CollapseGroups) -> Result<(), Failure> {
     let board = command.board;
     let request = proto::CollapseCheckDeadStateRequest {
         board: Some(board.clone()),

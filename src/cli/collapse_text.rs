@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::render::{board_text, hex, position_text, render_board, start_text};
+use super::render::{board_text, color_letter, hex, position_text, render_board, start_text};
 use crate::proto;
 
 /// A Tap answer on `board`: the board before and after, the cleared group and the scores.
@@ -13,7 +13,7 @@ pub(super) fn tap_text(board: &proto::Board, r: &proto::TapResponse) -> String {
          tiles left {}, game over {}",
         render_board(board),
         r.cleared.len(),
-        r.color,
+        color_letter(r.color),
         board_text(&after),
         render_board(&after),
         r.move_score,
@@ -35,7 +35,7 @@ pub(super) fn solve_text(board: &proto::Board, r: &proto::CollapseSolveResponse)
             "{:>3}. tap {} colour {} size {} score {}",
             i + 1,
             position_text(m.position.as_ref()),
-            m.color,
+            color_letter(m.color),
             m.size,
             m.move_score
         );
@@ -76,7 +76,7 @@ pub(super) fn replay_text(r: &proto::CollapseReplayGameResponse) -> String {
             "{:>3}. tap {} colour {} cleared {} score {}, tiles left {}{}",
             i + 1,
             position_text(m.position.as_ref()),
-            m.color,
+            color_letter(m.color),
             m.cleared,
             m.move_score,
             m.tiles_left,
@@ -134,7 +134,7 @@ pub(super) fn groups_text(
             text,
             "group at {} colour {} size {} score {}",
             position_text(group.representative.as_ref()),
-            group.color,
+            color_letter(group.color),
             group.size,
             group.score
         );

@@ -37,52 +37,134 @@ use crate::server::ServeConfig;
 /// The server the client commands call when neither `--server` nor `MATCHGRID_SERVER` names one.
 pub const DEFAULT_SERVER: &str = "http://127.0.0.1:50051";
 
+/// The parser of `--width` and `--height`: a board side, 1..=64.
+fn side() -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(1..=64)
+}
+
+/// The help heading of the flags that say how to reach the server.
+const CONNECTION: &str = "Connection";
+
+/// The board notation, shared by every `--board` flag's help.
+macro_rules! board_notation {
+    () => {
+        "Notation: rows top to bottom joined by '/', one character a cell: the letters R G B \
+         Y P O C W K M A D E F H I are colours 1..=16 (either case; digits 1-9 work too), '.' \
+         is empty. A level board (swap family) may also use '#' a hole, '*' a colour bomb, \
+         and a colour followed by '-', '|' or '+' for a piece striped along its row, striped \
+         along its column, or wrapped. E.g. RRG/GGR, or R-G#/*BR+"
+    };
+}
+pub(crate) use board_notation;
+
+/// Real commands that work against a local `matchgrid serve`, shown after the top-level help.
+const EXAMPLES: &str = "\
+Examples:
+  matchgrid serve
+  matchgrid swap validate --board RRG/GGR --swap 0,2:1,2
+  matchgrid swap resolve --board GRYY/YRRG/BGYY/BGGY --swap 0,3:1,3 --refill none
+  matchgrid swap hint --board RGRR/BRBB/GBGG --top 2
+  matchgrid collapse tap --board RBB/RRR/RBB --at 1,1
+  matchgrid collapse solve --board ABBC/ABBC/CCAB --max-millis 500
+  matchgrid swap --server https://puzzles.example:50051 --tls-ca ca.pem dead --board RGB/GBR/BRG
+
+The client commands call http://127.0.0.1:50051 unless --server (or MATCHGRID_SERVER) names \
+another server; HOST:PORT without a scheme means http://.";
+
 /// matchgrid: a stateless gRPC engine for match-3 (swap) and PopStar/SameGame (collapse) puzzles.
 #[derive(Debug, Parser)]
-#[command(name = "matchgrid", version, about, propagate_version = true)]
+#[command(
+    name = "matchgrid",
+    version,
+    about,
+    propagate_version = true,
+    after_help = EXAMPLES
+)]
 pub struct Cli {
-    /// Server of the client commands (swap, collapse): http://HOST:PORT, or https://HOST:PORT
-    /// for TLS (needs --tls-ca). Before or after the subcommand; not for serve, which listens on
-    /// --listen.
-    #[arg(
-        long,
-        global = true,
-        env = "MATCHGRID_SERVER",
-        default_value = DEFAULT_SERVER,
-        value_name = "URL"
-    )]
-    pub server: String,
+    /// Server of the client commands (swap, collapse): HOST:PORT or http://HOST:PORT, or
+    /// https://HOST:PORT for TLS (needs --tls-ca). May also follow `swap` or `collapse`, and
+    /// then wins; env MATCHGRID_SERVER; default http://127.0.0.1:50051. Not for serve, which
+    /// listens on --listen.
+    #[arg(long, value_name = "URL", help_heading = CONNECTION)]
+    pub server: Option<String>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// Sets `allow_negative_numbers` on every flag that takes a value, in `command` and all its
+/// subcommands, so that `--width -3` is read as a (refused) value rather than an unknown flag.
+fn negative_numbers_are_values(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| {
+            if arg.get_action().takes_values() {
+                arg.allow_negative_numbers(true)
+            } else {
+                arg
+            }
+        })
+        .mut_subcommands(negative_numbers_are_values)
+}
+
 impl Cli {
+    /// The clap command of [`Cli`] as [`Cli::try_parse_args`] parses with: every flag that
+    /// takes a value accepts a negative number (and its parser refuses it).
+    pub fn command_tuned() -> clap::Command {
+        negative_numbers_are_values(<Self as clap::CommandFactory>::command())
+    }
+
     /// Parses a command line (the program name first), as [`Parser::try_parse_from`] does, and
-    /// also refuses a `--server` given to `serve` (a global flag clap would otherwise accept and
-    /// ignore there).
+    /// also refuses a `--server` given to `serve`. A `--server` before the subcommand is moved
+    /// into the client command's [`ClientArgs::server`] unless one is also given after it.
     pub fn try_parse_args<I, T>(args: I) -> Result<Self, clap::Error>
     where
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString> + Clone,
     {
-        use clap::{CommandFactory, FromArgMatches, parser::ValueSource};
-        let mut command = Self::command();
-        let matches = command.try_get_matches_from_mut(args)?;
-        let cli = Self::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;
-        let given =
-            |m: &clap::ArgMatches| m.value_source("server") == Some(ValueSource::CommandLine);
-        if matches!(cli.command, Command::Serve(_))
-            && (given(&matches) || matches.subcommand_matches("serve").is_some_and(given))
-        {
-            return Err(command.error(
-                clap::error::ErrorKind::ArgumentConflict,
-                "--server is an option of the client commands (swap, collapse); serve listens \
-                 on --listen",
-            ));
+        use clap::{FromArgMatches, parser::ValueSource};
+        let mut command = Self::command_tuned();
+        let matches = match command.try_get_matches_from_mut(args) {
+            Ok(matches) => matches,
+            Err(error) if is_server_under_serve(&error) => {
+                return Err(server_under_serve(&mut command));
+            }
+            Err(error) => return Err(error),
+        };
+        let mut cli = Self::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;
+        let Some(server) = cli.server.clone() else {
+            return Ok(cli);
+        };
+        let family = |name| {
+            matches
+                .subcommand_matches(name)
+                .map(|m| m.value_source("server") == Some(ValueSource::CommandLine))
+        };
+        match &mut cli.command {
+            Command::Serve(_) => return Err(server_under_serve(&mut command)),
+            Command::Swap(args) if family("swap") == Some(false) => args.server = server,
+            Command::Collapse(args) if family("collapse") == Some(false) => args.server = server,
+            _ => {}
         }
         Ok(cli)
     }
+}
+
+/// Whether `error` is clap's refusal of `--server` after `serve` (where it is not a flag).
+fn is_server_under_serve(error: &clap::Error) -> bool {
+    use clap::error::{ContextKind, ContextValue};
+    error.kind() == clap::error::ErrorKind::UnknownArgument
+        && matches!(
+            error.get(ContextKind::InvalidArg),
+            Some(ContextValue::String(arg)) if arg == "--server" || arg.starts_with("--server=")
+        )
+}
+
+fn server_under_serve(command: &mut clap::Command) -> clap::Error {
+    command.error(
+        clap::error::ErrorKind::ArgumentConflict,
+        "--server is an option of the client commands (swap, collapse); serve listens on \
+         --listen",
+    )
 }
 
 /// Top-level commands.
@@ -96,12 +178,23 @@ pub enum Command {
     Collapse(ClientArgs<CollapseCommand>),
 }
 
-/// Options shared by client commands (the server's address is [`Cli::server`]).
+/// Options shared by client commands.
 #[derive(Debug, Args)]
 pub struct ClientArgs<C: Subcommand> {
     /// Print the response as JSON instead of grids.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, display_order = 900)]
     pub json: bool,
+    /// Server to call: HOST:PORT or http://HOST:PORT, or https://HOST:PORT for TLS (needs
+    /// --tls-ca). Also accepted before the subcommand.
+    #[arg(
+        long,
+        global = true,
+        env = "MATCHGRID_SERVER",
+        default_value = DEFAULT_SERVER,
+        value_name = "URL",
+        help_heading = CONNECTION
+    )]
+    pub server: String,
     /// Largest reply this client accepts, in bytes (1024..=67108864). The default is the
     /// server's default; set it to the server's --max-message-bytes to accept every reply that
     /// server may send (the same variable configures both). Requests are limited by the server.
@@ -111,7 +204,8 @@ pub struct ClientArgs<C: Subcommand> {
         env = "MATCHGRID_MAX_MESSAGE_BYTES",
         default_value_t = crate::transport::DEFAULT_MAX_MESSAGE_BYTES,
         value_parser = clap::value_parser!(u32).range(1024..=64 * 1024 * 1024),
-        value_name = "BYTES"
+        value_name = "BYTES",
+        help_heading = CONNECTION
     )]
     pub max_message_bytes: u32,
     /// TLS settings for an https:// server.
@@ -127,7 +221,13 @@ pub struct ClientArgs<C: Subcommand> {
 pub struct ClientTls {
     /// CA certificates (PEM) to verify the server's certificate with; required for https://
     /// (no system roots are built in).
-    #[arg(long, global = true, env = "MATCHGRID_TLS_CA", value_name = "PEM")]
+    #[arg(
+        long,
+        global = true,
+        env = "MATCHGRID_TLS_CA",
+        value_name = "PEM",
+        help_heading = CONNECTION
+    )]
     pub tls_ca: Option<PathBuf>,
     /// Client certificate (PEM) to present, for servers that require mutual TLS; needs
     /// --tls-key.
@@ -136,6 +236,7 @@ pub struct ClientTls {
         global = true,
         env = "MATCHGRID_TLS_CERT",
         value_name = "PEM",
+        help_heading = CONNECTION,
         requires = "tls_key"
     )]
     pub tls_cert: Option<PathBuf>,
@@ -145,6 +246,7 @@ pub struct ClientTls {
         global = true,
         env = "MATCHGRID_TLS_KEY",
         value_name = "PEM",
+        help_heading = CONNECTION,
         requires = "tls_cert"
     )]
     pub tls_key: Option<PathBuf>,
@@ -154,7 +256,8 @@ pub struct ClientTls {
         long,
         global = true,
         env = "MATCHGRID_TLS_SERVER_NAME",
-        value_name = "NAME"
+        value_name = "NAME",
+        help_heading = CONNECTION
     )]
     pub tls_server_name: Option<String>,
 }
@@ -163,10 +266,7 @@ impl ClientTls {
     /// The tonic TLS config for `server`: `None` for `http://`, an error naming the flag for
     /// TLS flags with `http://`, an `https://` server without `--tls-ca`, or an unreadable file.
     pub fn config(&self, server: &str) -> Result<Option<ClientTlsConfig>, String> {
-        let https = server
-            .get(..8)
-            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"));
-        if !https {
+        if !is_https(server) {
             let given = [
                 ("--tls-ca", self.tls_ca.is_some()),
                 ("--tls-cert", self.tls_cert.is_some()),
@@ -268,10 +368,26 @@ fn parse_swap(text: &str) -> Result<proto::Swap, String> {
 pub fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
         Command::Serve(config) => crate::server::run(config),
-        Command::Swap(args) => client_runtime()?.block_on(swap::run_swap(&cli.server, args)),
-        Command::Collapse(args) => {
-            client_runtime()?.block_on(collapse::run_collapse(&cli.server, args))
-        }
+        Command::Swap(args) => client_runtime()?.block_on(async {
+            let server = server_url(&args.server);
+            let result = swap::run_swap(&server, args).await;
+            explain(&server, result).await
+        }),
+        Command::Collapse(args) => client_runtime()?.block_on(async {
+            let server = server_url(&args.server);
+            let result = collapse::run_collapse(&server, args).await;
+            explain(&server, result).await
+        }),
+    }
+}
+
+/// `server` as a URL: as given when it has a scheme, else with `http://` in front
+/// (`127.0.0.1:50051` is `http://127.0.0.1:50051`).
+pub fn server_url(server: &str) -> String {
+    if server.contains("://") {
+        server.to_owned()
+    } else {
+        format!("http://{server}")
     }
 }
 
@@ -282,7 +398,149 @@ fn client_runtime() -> Result<tokio::runtime::Runtime, String> {
         .map_err(|e| e.to_string())
 }
 
-async fn connect(server: &str, tls: &ClientTls) -> Result<Channel, String> {
+/// Why a client command failed: its one-line message, and whether the connection itself broke
+/// (a transport error rather than an answer of the server), which [`explain`] looks into.
+#[derive(Debug)]
+pub(super) struct Failure {
+    message: String,
+    transport: bool,
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Self {
+            message,
+            transport: false,
+        }
+    }
+}
+
+/// The message of a failed command, with a hint when the connection broke: what the port
+/// speaks instead of gRPC over plaintext HTTP/2 (TLS, or HTTP/1 such as the metrics port), or
+/// for TLS to a plaintext port.
+async fn explain(server: &str, result: Result<(), Failure>) -> Result<(), String> {
+    let Err(failure) = result else {
+        return Ok(());
+    };
+    let mut message = failure.message;
+    if failure.transport {
+        let https = is_https(server);
+        let hint = match (https, probe(server).await) {
+            (false, Speaks::Tls) => Some(format!(
+                "{server} answers with TLS: call it as https://{} with --tls-ca (and \
+                 --tls-cert/--tls-key if it asks for a client certificate)",
+                host_port(server)
+            )),
+            (true, Speaks::Plaintext) => Some(format!(
+                "{server} does not answer with TLS: try http://{}",
+                host_port(server)
+            )),
+            (_, Speaks::Http1) => Some(format!(
+                "{server} answers HTTP/1, not gRPC: not a gRPC server? The metrics port \
+                 serves only GET /metrics; gRPC is on serve's --listen port, 50051 by default"
+            )),
+            (false, Speaks::Nothing) => Some(format!(
+                "{server} closed the connection without an HTTP/2 answer: not a gRPC server?"
+            )),
+            _ => None,
+        };
+        if let Some(hint) = hint {
+            message.push_str("; ");
+            message.push_str(&hint);
+        }
+    }
+    Err(message)
+}
+
+/// What a port answers to the opening of a plaintext HTTP/2 connection.
+#[derive(Debug, PartialEq, Eq)]
+enum Speaks {
+    /// A TLS record (an alert): a TLS port.
+    Tls,
+    /// An HTTP/1 status line.
+    Http1,
+    /// An HTTP/2 frame: a plaintext HTTP/2 (gRPC) port.
+    Plaintext,
+    /// Nothing, or it could not be reached.
+    Nothing,
+}
+
+/// What `server`'s port answers: first to the opening of a plaintext HTTP/2 connection (the
+/// client preface and an empty SETTINGS frame), then, if that gets nothing, to an HTTP/1
+/// `GET /` (which an HTTP/1-only server answers while closing on the preface). Each attempt
+/// waits at most a second.
+async fn probe(server: &str) -> Speaks {
+    let mut preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    preface.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    match probe_with(server, &preface).await {
+        Speaks::Nothing => {
+            let get = format!(
+                "GET / HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+                host_port(server)
+            );
+            match probe_with(server, get.as_bytes()).await {
+                Speaks::Http1 => Speaks::Http1,
+                _ => Speaks::Nothing,
+            }
+        }
+        speaks => speaks,
+    }
+}
+
+/// Connects to `server`'s host and port, writes `hello` and classifies the first bytes back.
+async fn probe_with(server: &str, hello: &[u8]) -> Speaks {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let attempt = async {
+        let mut stream = tokio::net::TcpStream::connect(host_port(server))
+            .await
+            .ok()?;
+        stream.write_all(hello).await.ok()?;
+        let mut head = [0u8; 5];
+        let mut read = 0;
+        while read < head.len() {
+            match stream.read(&mut head[read..]).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => read += n,
+            }
+        }
+        Some(match &head[..read] {
+            [0x14..=0x17, 0x03, ..] => Speaks::Tls,
+            [b'H', b'T', b'T', b'P', ..] => Speaks::Http1,
+            [_, _, _, _, _] => Speaks::Plaintext,
+            _ => Speaks::Nothing,
+        })
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(1), attempt)
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or(Speaks::Nothing)
+}
+
+fn is_https(server: &str) -> bool {
+    server
+        .get(..8)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
+}
+
+/// The `HOST:PORT` of a URL (the default port of its scheme when it names none).
+fn host_port(server: &str) -> String {
+    let rest = server.split_once("://").map_or(server, |(_, rest)| rest);
+    let authority = rest.split('/').next().unwrap_or(rest);
+    let has_port = authority
+        .rsplit_once(':')
+        .is_some_and(|(_, port)| !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()))
+        && !authority.ends_with(']');
+    if has_port {
+        authority.to_owned()
+    } else if is_https(server) {
+        format!("{authority}:443")
+    } else {
+        format!("{authority}:80")
+    }
+}
+
+async fn connect(server: &str, tls: &ClientTls) -> Result<Channel, Failure> {
     let mut endpoint =
         Channel::from_shared(server.to_owned()).map_err(|e| format!("--server {server:?}: {e}"))?;
     if let Some(config) = tls.config(server)? {
@@ -300,14 +558,24 @@ async fn connect(server: &str, tls: &ClientTls) -> Result<Channel, String> {
             }
             source = cause.source();
         }
-        message
+        if message.contains("Connection refused") {
+            message.push_str(
+                "; is `matchgrid serve` running there? It listens on --listen, \
+                 0.0.0.0:50051 by default",
+            );
+            return Failure::from(message);
+        }
+        Failure {
+            message,
+            transport: true,
+        }
     })
 }
 
 /// The response of a call, or its status as one line (`Code: message [REASON]`, the reason
 /// from the status's `google.rpc.ErrorInfo` when it has one), followed by the causes of a
 /// transport failure (e.g. the TLS alert of a refused client certificate).
-fn reply<T>(result: Result<tonic::Response<T>, tonic::Status>) -> Result<T, String> {
+fn reply<T>(result: Result<tonic::Response<T>, tonic::Status>) -> Result<T, Failure> {
     result.map(tonic::Response::into_inner).map_err(|status| {
         let mut message = format!("{:?}: {}", status.code(), status.message());
         if let Some(info) = tonic_types::StatusExt::get_details_error_info(&status) {
@@ -319,6 +587,13 @@ fn reply<T>(result: Result<tonic::Response<T>, tonic::Status>) -> Result<T, Stri
             // tonic's own limit on this side (the client's), not the server's.
             message.push_str(" (this client's limit: raise --max-message-bytes)");
         }
+        // A status made on this side from a broken connection carries its cause; one the
+        // server sent does not.
+        let transport = std::error::Error::source(&status).is_some()
+            && matches!(
+                status.code(),
+                tonic::Code::Unknown | tonic::Code::Internal | tonic::Code::Unavailable
+            );
         let mut source = std::error::Error::source(&status);
         while let Some(cause) = source {
             let text = cause.to_string();
@@ -328,8 +603,29 @@ fn reply<T>(result: Result<tonic::Response<T>, tonic::Status>) -> Result<T, Stri
             }
             source = cause.source();
         }
-        message
+        Failure { message, transport }
     })
+}
+
+/// A clap error as one line for stderr: [`one_line`] of its text, except that a long value a
+/// parser refused (a whole board, say) is not repeated, only its length.
+pub fn error_line(error: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    const LONGEST_ECHO: usize = 40;
+    if error.kind() == ErrorKind::ValueValidation
+        && let (Some(ContextValue::String(arg)), Some(ContextValue::String(value))) = (
+            error.get(ContextKind::InvalidArg),
+            error.get(ContextKind::InvalidValue),
+        )
+        && value.chars().count() > LONGEST_ECHO
+        && let Some(cause) = std::error::Error::source(error)
+    {
+        return format!(
+            "invalid value for '{arg}' (a {}-character text): {cause}",
+            value.chars().count()
+        );
+    }
+    one_line(&error.to_string())
 }
 
 /// A clap error message as one line: the text before its usage block or help hint, whitespace
@@ -400,8 +696,10 @@ mod tests {
             ][..],
         ] {
             let cli = parse(args).unwrap();
-            assert_eq!(cli.server, "http://h:1", "{args:?}");
-            assert!(matches!(cli.command, Command::Swap(_)), "{args:?}");
+            let Command::Swap(client) = cli.command else {
+                panic!("{args:?}: not a swap command");
+            };
+            assert_eq!(client.server, "http://h:1", "{args:?}");
         }
         for args in [
             &["matchgrid", "--server", "http://h:1", "serve"][..],
@@ -417,6 +715,19 @@ mod tests {
             parse(&["matchgrid", "serve"]).unwrap().command,
             Command::Serve(_)
         ));
+    }
+
+    #[test]
+    fn addresses_without_a_scheme_are_http() {
+        assert_eq!(server_url("127.0.0.1:50051"), "http://127.0.0.1:50051");
+        assert_eq!(server_url("localhost:1"), "http://localhost:1");
+        assert_eq!(server_url("https://h:2"), "https://h:2");
+        assert_eq!(host_port("http://127.0.0.1:50051"), "127.0.0.1:50051");
+        assert_eq!(host_port("https://h:2/"), "h:2");
+        assert_eq!(host_port("https://h"), "h:443");
+        assert_eq!(host_port("http://h"), "h:80");
+        assert_eq!(host_port("http://[::1]:7"), "[::1]:7");
+        assert_eq!(host_port("http://[::1]"), "[::1]:80");
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub(super) fn emit<T: serde::Serialize>(
     json: bool,
     response: &T,
     render: impl FnOnce(&T) -> String,
-) -> Result<(), String> {
+) -> Result<(), super::Failure> {
     use std::io::Write as _;
     let text = if json {
         serde_json::to_string_pretty(response).map_err(|e| e.to_string())? + "\n"
@@ -23,7 +23,7 @@ pub(super) fn emit<T: serde::Serialize>(
     };
     anstream::stdout()
         .write_all(text.as_bytes())
-        .map_err(|e| format!("stdout: {e}"))
+        .map_err(|e| format!("stdout: {e}").into())
 }
 
 /// A board, a count line and the board's text form.
@@ -37,10 +37,12 @@ pub(super) fn board_summary(board: Option<&proto::Board>, label: &str, count: u3
 }
 
 /// A board as a letter grid, coloured when stdout is a terminal (anstream strips the colours
-/// otherwise). On a level board every cell takes two columns: `#` a hole (dimmed), `*` a colour
+/// otherwise), cells one space apart, no space at the end of a row. On a level board every cell
+/// takes two columns: `#` a hole (dimmed), `*` a colour
 /// bomb, and a special's letter followed by `-`, `|` or `+` (reversed video).
 pub fn render_board(board: &proto::Board) -> String {
     let mut out = String::new();
+    let mut row = String::new();
     let width = board.width.max(1) as usize;
     let level = !board.holes.is_empty() || !board.kinds.is_empty();
     for (i, &cell) in board.cells.iter().enumerate() {
@@ -77,17 +79,30 @@ pub fn render_board(board: &proto::Board) -> String {
             0
         };
         let _ = write!(
-            out,
-            "{}{text}{} {}",
+            row,
+            "{}{text}{}{}",
             style.render(),
             style.render_reset(),
             " ".repeat(pad)
         );
         if (i + 1) % width == 0 {
+            out.push_str(row.trim_end());
             out.push('\n');
+            row.clear();
+        } else {
+            row.push(' ');
         }
     }
     out
+}
+
+/// A colour as the letter the board notation writes it with (`R` for 1, `A` for 11, `.` for
+/// empty, `?` past 16), as the grids print it.
+pub(super) fn color_letter(color: u32) -> String {
+    match u8::try_from(color) {
+        Ok(color) if color <= engine::MAX_COLOR => cell_text(color, false, PieceKind::default()),
+        _ => "?".to_owned(),
+    }
 }
 
 /// The colour of a cell value: one of eight, underlined from colour 9 on; empty cells dimmed.

@@ -8,7 +8,9 @@ use super::render::{board_summary, emit, with_progress};
 use super::swap_text::{
     dead_text, hint_text, replay_text, resolve_text, simulate_text, validate_text,
 };
-use super::{ClientArgs, connect, parse_board, parse_holes, parse_swap, reply};
+use super::{
+    ClientArgs, Failure, board_notation, connect, parse_board, parse_holes, parse_swap, reply, side,
+};
 use crate::proto::{self, swap_puzzle_client::SwapPuzzleClient};
 
 /// Refill mode flag.
@@ -73,10 +75,10 @@ pub enum SwapCommand {
 #[derive(Debug, Args)]
 pub struct SwapGenerate {
     /// Columns, 1..=64.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = side())]
     width: u32,
     /// Rows, 1..=64.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = side())]
     height: u32,
     /// Colours, 2..=16.
     #[arg(long, default_value_t = 6)]
@@ -96,8 +98,11 @@ pub struct SwapGenerate {
 /// `matchgrid swap validate`.
 #[derive(Debug, Args)]
 pub struct SwapValidate {
-    /// The board, e.g. RRG/GGR.
-    #[arg(long, value_parser = parse_board)]
+    #[arg(
+        long,
+        value_parser = parse_board,
+        help = concat!("The board. ", board_notation!())
+    )]
     board: proto::Board,
     /// The swap, ROW,COL:ROW,COL.
     #[arg(long, value_parser = parse_swap)]
@@ -107,8 +112,11 @@ pub struct SwapValidate {
 /// `matchgrid swap resolve`.
 #[derive(Debug, Args)]
 pub struct SwapResolve {
-    /// The board, e.g. RRG/GGR.
-    #[arg(long, value_parser = parse_board)]
+    #[arg(
+        long,
+        value_parser = parse_board,
+        help = concat!("The board. ", board_notation!())
+    )]
     board: proto::Board,
     /// The swap, ROW,COL:ROW,COL; without it the board is resolved as given.
     #[arg(long, value_parser = parse_swap)]
@@ -138,17 +146,22 @@ pub struct SwapResolve {
 /// `matchgrid swap dead`.
 #[derive(Debug, Args)]
 pub struct SwapDead {
-    /// The board, e.g. RGB/GBR/BRG.
-    #[arg(long, value_parser = parse_board)]
+    #[arg(
+        long,
+        value_parser = parse_board,
+        help = concat!("The board. ", board_notation!())
+    )]
     board: proto::Board,
 }
 
 /// `matchgrid swap replay`.
 #[derive(Debug, Args)]
 pub struct SwapReplay {
-    /// The starting board; without it one is generated from --width, --height, --colors
-    /// and --seed as `swap generate` does.
-    #[arg(long, value_parser = parse_board)]
+    #[arg(
+        long,
+        value_parser = parse_board,
+        help = concat!("The starting board; without it one is generated from --width, --height, --colors and --seed as `swap generate` does. ", board_notation!())
+    )]
     board: Option<proto::Board>,
     /// The swaps, ROW,COL:ROW,COL each, separated by spaces: "0,1:0,2 3,3:4,3".
     #[arg(long, value_parser = parse_swap, value_delimiter = ' ', num_args = 0..)]
@@ -173,10 +186,10 @@ pub struct SwapReplay {
     #[arg(long, default_value_t = 0)]
     max_steps: u32,
     /// Columns of a generated board.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = side())]
     width: u32,
     /// Rows of a generated board.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = side())]
     height: u32,
     /// Seed of a generated board.
     #[arg(long, default_value_t = 0)]
@@ -186,8 +199,11 @@ pub struct SwapReplay {
 /// `matchgrid swap hint`.
 #[derive(Debug, Args)]
 pub struct SwapHint {
-    /// The board.
-    #[arg(long, value_parser = parse_board)]
+    #[arg(
+        long,
+        value_parser = parse_board,
+        help = concat!("The board. ", board_notation!())
+    )]
     board: proto::Board,
     /// Show only the best N (0: all).
     #[arg(long, default_value_t = 0)]
@@ -206,9 +222,11 @@ pub struct SwapHint {
 /// `matchgrid swap simulate`.
 #[derive(Debug, Args)]
 pub struct SwapSimulate {
-    /// The start board; without it one is generated from --width, --height, --colors
-    /// and --board-seed as `swap generate` does.
-    #[arg(long, value_parser = parse_board)]
+    #[arg(
+        long,
+        value_parser = parse_board,
+        help = concat!("The start board; without it one is generated from --width, --height, --colors and --board-seed as `swap generate` does. ", board_notation!())
+    )]
     board: Option<proto::Board>,
     /// Games, 1..=1000.
     #[arg(long, default_value_t = 100)]
@@ -226,10 +244,10 @@ pub struct SwapSimulate {
     #[arg(long, default_value_t = 6)]
     colors: u32,
     /// Columns of a generated board.
-    #[arg(long, default_value_t = 9)]
+    #[arg(long, default_value_t = 9, value_parser = side())]
     width: u32,
     /// Rows of a generated board.
-    #[arg(long, default_value_t = 9)]
+    #[arg(long, default_value_t = 9, value_parser = side())]
     height: u32,
     /// Seed of a generated board.
     #[arg(long, default_value_t = 0)]
@@ -239,8 +257,11 @@ pub struct SwapSimulate {
 /// `matchgrid swap shuffle`.
 #[derive(Debug, Args)]
 pub struct SwapShuffle {
-    /// The board.
-    #[arg(long, value_parser = parse_board)]
+    #[arg(
+        long,
+        value_parser = parse_board,
+        help = concat!("The board. ", board_notation!())
+    )]
     board: proto::Board,
     /// RNG seed.
     #[arg(long, default_value_t = 0)]
@@ -249,7 +270,7 @@ pub struct SwapShuffle {
 
 type Client = SwapPuzzleClient<Channel>;
 
-pub(super) async fn run_swap(server: &str, args: ClientArgs<SwapCommand>) -> Result<(), String> {
+pub(super) async fn run_swap(server: &str, args: ClientArgs<SwapCommand>) -> Result<(), Failure> {
     let limit = args.max_message_bytes as usize;
     let mut client =
         SwapPuzzleClient::new(connect(server, &args.tls).await?).max_decoding_message_size(limit);
@@ -266,7 +287,7 @@ pub(super) async fn run_swap(server: &str, args: ClientArgs<SwapCommand>) -> Res
     }
 }
 
-async fn generate(client: &mut Client, json: bool, command: SwapGenerate) -> Result<(), String> {
+async fn generate(client: &mut Client, json: bool, command: SwapGenerate) -> Result<(), Failure> {
     let request = proto::SwapGenerateBoardRequest {
         width: command.width,
         height: command.height,
@@ -280,7 +301,7 @@ async fn generate(client: &mut Client, json: bool, command: SwapGenerate) -> Res
     })
 }
 
-async fn validate(client: &mut Client, json: bool, command: SwapValidate) -> Result<(), String> {
+async fn validate(client: &mut Client, json: bool, command: SwapValidate) -> Result<(), Failure> {
     let request = proto::ValidateSwapRequest {
         board: Some(command.board),
         swap: Some(command.swap),
@@ -292,7 +313,7 @@ async fn validate(client: &mut Client, json: bool, command: SwapValidate) -> Res
     )
 }
 
-async fn resolve(client: &mut Client, json: bool, command: SwapResolve) -> Result<(), String> {
+async fn resolve(client: &mut Client, json: bool, command: SwapResolve) -> Result<(), Failure> {
     let board = command.board;
     let level = !board.holes.is_empty() || !board.kinds.is_empty();
     let request = proto::ResolveCascadeRequest {
@@ -312,7 +333,7 @@ async fn resolve(client: &mut Client, json: bool, command: SwapResolve) -> Resul
     })
 }
 
-async fn dead(client: &mut Client, json: bool, command: SwapDead) -> Result<(), String> {
+async fn dead(client: &mut Client, json: bool, command: SwapDead) -> Result<(), Failure> {
     let request = proto::SwapCheckDeadStateRequest {
         board: Some(command.board),
     };
@@ -323,7 +344,7 @@ async fn dead(client: &mut Client, json: bool, command: SwapDead) -> Result<(), 
     )
 }
 
-async fn shuffle(client: &mut Client, json: bool, command: SwapShuffle) -> Result<(), String> {
+async fn shuffle(client: &mut Client, json: bool, command: SwapShuffle) -> Result<(), Failure> {
     let request = proto::ShuffleRequest {
         board: Some(command.board),
         seed: command.seed,
@@ -333,7 +354,7 @@ async fn shuffle(client: &mut Client, json: bool, command: SwapShuffle) -> Resul
     })
 }
 
-async fn replay(client: &mut Client, json: bool, command: SwapReplay) -> Result<(), String> {
+async fn replay(client: &mut Client, json: bool, command: SwapReplay) -> Result<(), Failure> {
     use proto::swap_replay_game_request::Start;
     let start = match command.board {
         Some(board) => Start::Board(board),
@@ -373,7 +394,7 @@ async fn replay(client: &mut Client, json: bool, command: SwapReplay) -> Result<
     )
 }
 
-async fn hint(client: &mut Client, json: bool, command: SwapHint) -> Result<(), String> {
+async fn hint(client: &mut Client, json: bool, command: SwapHint) -> Result<(), Failure> {
     let request = proto::SwapHintRequest {
         board: Some(command.board),
         top_n: command.top,
@@ -387,7 +408,7 @@ async fn hint(client: &mut Client, json: bool, command: SwapHint) -> Result<(), 
     })
 }
 
-async fn simulate(client: &mut Client, json: bool, command: SwapSimulate) -> Result<(), String> {
+async fn simulate(client: &mut Client, json: bool, command: SwapSimulate) -> Result<(), Failure> {
     use proto::swap_simulate_request::Start;
     let start = match command.board {
         Some(board) => Start::Board(board),

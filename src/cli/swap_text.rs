@@ -2,7 +2,9 @@
 
 use std::fmt::Write as _;
 
-use super::render::{board_text, hex, position_text, render_board, start_text, swap_text};
+use super::render::{
+    board_text, color_letter, hex, position_text, render_board, start_text, swap_text,
+};
 use crate::proto;
 
 /// A ValidateSwap answer: the verdict, the combination, the groups.
@@ -15,7 +17,7 @@ pub(super) fn validate_text(r: &proto::ValidateSwapResponse) -> String {
         let _ = writeln!(
             text,
             "group colour {} size {}",
-            group.color,
+            color_letter(group.color),
             group.cells.len()
         );
     }
@@ -58,7 +60,7 @@ pub(super) fn resolve_text(
                 "  created {} at {} (colour {})",
                 kind_name(special.kind),
                 position_text(special.position.as_ref()),
-                special.color
+                color_letter(special.color)
             );
         }
     }
@@ -94,12 +96,13 @@ pub(super) fn dead_text(r: &proto::SwapCheckDeadStateResponse) -> String {
             _ => swap_text(s),
         })
         .collect();
-    format!(
-        "dead: {}\nvalid swaps ({}): {}\n",
+    let text = format!(
+        "dead: {}\nvalid swaps ({}): {}",
         r.dead,
         swaps.len(),
         swaps.join(" ")
-    )
+    );
+    text.trim_end().to_owned() + "\n"
 }
 
 /// A Hint answer: the ranked swaps, with their sampled means when `sampled`.
@@ -188,7 +191,7 @@ pub(super) fn replay_text(r: &proto::SwapReplayGameResponse) -> String {
     let digest = hex(&r.board_digest);
     let _ = write!(
         text,
-        "total score {}\nfinal board ({})\n{}sha256 {digest}\n",
+        "total score {}\nfinal board ({})\n{}digest sha256:{digest}\n",
         r.total_score,
         board_text(&after),
         render_board(&after)

@@ -2,8 +2,9 @@
 //! the async worker; heavy work (large boards, searches) takes one of a fixed number of
 //! heavy-work slots and runs on tokio's blocking pool; a call whose client deadline has passed
 //! is not started; a response over the message limit is refused; a long search is told when
-//! to answer (the client's deadline or the server's request timeout, less a margin) and
-//! stopped when its call is dropped.
+//! to answer (the client's deadline or the server's request timeout, less a margin that grows
+//! with the load) and stopped when its call is dropped; the call layer gives a search a grace
+//! period past the request timeout so that its answer is not replaced by `SERVER_TIMEOUT`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -202,9 +203,10 @@ impl Admission {
         let deadline = match (client, server) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
-        }
-        .map(|d| {
-            d.checked_sub(answer_margin(d.saturating_duration_since(started)))
+        };
+        let load = self.load();
+        let deadline = deadline.map(|d| {
+            d.checked_sub(answer_margin(d.saturating_duration_since(started), load))
                 .unwrap_or(d)
         });
         let request = request.into_inner();
@@ -223,6 +225,14 @@ impl Admission {
             status::handler_panicked()
         })?;
         respond(limits, result)
+    }
+
+    /// The heavy computations running now per CPU (slots in use over half the slot count, the
+    /// CPUs [`default_heavy_work_slots`] counts): 0 on an idle server, 2 with every slot taken.
+    pub fn load(&self) -> f64 {
+        let busy = self.slot_count - self.slots.available_permits().min(self.slot_count);
+        let cpus = (self.slot_count / 2).max(1);
+        busy as f64 / cpus as f64
     }
 
     /// Takes a heavy-work slot, waiting at most [`Admission::heavy_work_wait`] or until the
@@ -267,10 +277,41 @@ impl Admission {
     }
 }
 
-/// The time kept back before a deadline `remaining` away for encoding and sending an answer:
-/// a tenth of it, at most 50 ms.
-pub fn answer_margin(remaining: Duration) -> Duration {
-    (remaining / 10).min(Duration::from_millis(50))
+/// The time kept back before a deadline `remaining` away for the search to notice it, finish
+/// its step, and encode and send its answer: on a server with CPU to spare (`load`, heavy
+/// computations per CPU, at most 1) a tenth of it, at most 50 ms; under load that time
+/// stretches with the queue for the CPU, so the margin grows with the load (a tenth of the
+/// remaining time and 50 ms both times `load`) up to a quarter of the remaining time, at most
+/// 1 s. The server's own timeout also yields to a search that is answering
+/// ([`search_grace`]); a client's deadline cannot, so this margin is what keeps its answer.
+pub fn answer_margin(remaining: Duration, load: f64) -> Duration {
+    let factor = if load.is_finite() {
+        load.clamp(1.0, 8.0)
+    } else {
+        1.0
+    };
+    let margin = (remaining / 10)
+        .mul_f64(factor)
+        .min(Duration::from_millis(50).mul_f64(factor));
+    margin.min(remaining / 4).min(Duration::from_secs(1))
+}
+
+/// Paths whose handlers answer by a deadline they are given ([`Admission::run_search`]):
+/// Solve's best-so-far (`stop = SOLVE_STOP_DEADLINE`), Simulate's and sampled Hint's
+/// `WORK_DEADLINE`. The server's request timeout on them is extended by [`search_grace`].
+pub const SEARCH_PATHS: &[&str] = &[
+    "/matchgrid.v1.CollapsePuzzle/Solve",
+    "/matchgrid.v1.SwapPuzzle/Simulate",
+    "/matchgrid.v1.SwapPuzzle/Hint",
+];
+
+/// How long past the server's request timeout the call layer waits for a search path
+/// ([`SEARCH_PATHS`]) before answering `SERVER_TIMEOUT` itself: half the timeout, at least
+/// 1 s and at most 10 s. The search itself aims at the timeout less [`answer_margin`], so the
+/// grace only matters when the CPU is so contended that the search's answer is late; without
+/// it that late answer, best-so-far included, would be thrown away.
+pub fn search_grace(request_timeout: Duration) -> Duration {
+    (request_timeout / 2).clamp(Duration::from_secs(1), Duration::from_secs(10))
 }
 
 /// Sets the cancel flag when dropped: held by the call's future, so a cancelled or timed-out
@@ -339,4 +380,48 @@ fn respond<Resp: prost::Message, E: IntoStatus>(
         response.disable_compression();
     }
     Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    #[test]
+    fn the_answer_margin_grows_with_the_load() {
+        // Idle or up to one heavy computation per CPU: a tenth, at most 50 ms.
+        assert_eq!(answer_margin(300 * MS, 0.0), 30 * MS);
+        assert_eq!(answer_margin(300 * MS, 1.0), 30 * MS);
+        assert_eq!(answer_margin(5000 * MS, 0.5), 50 * MS);
+        // Two per CPU (every slot taken): twice that.
+        assert_eq!(answer_margin(300 * MS, 2.0), 60 * MS);
+        assert_eq!(answer_margin(5000 * MS, 2.0), 100 * MS);
+        // Never more than a quarter of the time left, nor 1 s.
+        assert_eq!(answer_margin(300 * MS, 8.0), 75 * MS);
+        assert_eq!(answer_margin(60_000 * MS, 8.0), 400 * MS);
+        assert_eq!(answer_margin(20 * MS, f64::NAN), 2 * MS);
+    }
+
+    #[test]
+    fn searches_get_half_the_timeout_of_grace_within_1_to_10_s() {
+        assert_eq!(search_grace(300 * MS), 1000 * MS);
+        assert_eq!(search_grace(5000 * MS), 2500 * MS);
+        assert_eq!(search_grace(60_000 * MS), 10_000 * MS);
+    }
+
+    #[tokio::test]
+    async fn the_load_counts_heavy_slots_in_use_per_cpu() {
+        let admission = Admission::new(ServiceLimits::default(), DEFAULT_HEAVY_WORK_WAIT, 4);
+        assert_eq!(admission.load(), 0.0);
+        let first = admission.heavy_work_slot(None).await.unwrap();
+        assert_eq!(admission.load(), 0.5);
+        let rest: Vec<_> = [(); 3]
+            .iter()
+            .map(|_| Arc::clone(&admission.slots).try_acquire_owned().unwrap())
+            .collect();
+        assert_eq!(admission.load(), 2.0);
+        drop((first, rest));
+        assert_eq!(admission.load(), 0.0);
+    }
 }

@@ -55,6 +55,9 @@ pub struct ServeConfig {
     pub max_message_bytes: u32,
 
     /// Per-request timeout (e.g. 5s, 500ms); a request still running then gets DEADLINE_EXCEEDED.
+    /// Searches (Solve, Simulate, Hint) aim to answer before it, less a margin that grows with
+    /// the load, and get a grace period past it (half of it, 1 s to 10 s) before the server
+    /// answers SERVER_TIMEOUT for them.
     #[arg(long, env = "MATCHGRID_REQUEST_TIMEOUT", default_value = "5s", value_parser = parse_duration)]
     pub request_timeout: Duration,
 

@@ -132,11 +132,22 @@ pub fn init_logging(config: &ServeConfig) {
     };
 }
 
+/// Threads of tokio's blocking pool: the heavy-work slots
+/// ([`admission::default_heavy_work_slots`], the computations allowed at once) and two more,
+/// for a task whose slot was just released before its thread went idle, and for tokio's own
+/// blocking work (files, name resolution). Without a cap the pool, whose default limit is 512,
+/// starts a new thread whenever a task finds none idle, and every thread that allocates may
+/// take a glibc malloc arena of its own (up to eight per CPU) that keeps its freed memory.
+pub fn max_blocking_threads() -> usize {
+    admission::default_heavy_work_slots() + 2
+}
+
 /// Builds the runtime and serves until SIGTERM/SIGINT. Returns a one-line error for start-up
 /// failures (address in use, ...).
 pub fn run(config: ServeConfig) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(config.effective_worker_threads())
+        .max_blocking_threads(max_blocking_threads())
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;

@@ -1,7 +1,8 @@
 //! The call layer, around every RPC: the concurrency limit (a request that finds no free slot
 //! is shed, never queued, and a request holds its slot until its response body is fully
 //! written, compression included); a client deadline that has already passed answered at once;
-//! the request's framing checked ([`super::framing`]); the server's request timeout; panics
+//! the request's framing checked ([`super::framing`]); the server's request timeout (with a
+//! grace period for the searches of [`super::admission::SEARCH_PATHS`]); panics
 //! caught; the call's span ([`super::span`]) and metrics ([`super::call_metrics`]); error
 //! statuses brought in line with the contract, every one with a `google.rpc.ErrorInfo`
 //! ([`super::codec_errors`]); and, at shutdown, the end of long-lived health `Watch` streams.
@@ -167,9 +168,15 @@ where
                 }
             }) as ShutdownSignal
         });
-        let timeout_at = (!exempt)
-            .then(|| now.checked_add(self.calls.request_timeout))
-            .flatten();
+        // A search answers by its own deadline (the request timeout less a margin); past the
+        // timeout its answer is waited for a grace period more, so contention that makes it
+        // late does not turn its best-so-far into SERVER_TIMEOUT.
+        let timeout = if super::admission::SEARCH_PATHS.contains(&path) {
+            self.calls.request_timeout + super::admission::search_grace(self.calls.request_timeout)
+        } else {
+            self.calls.request_timeout
+        };
+        let timeout_at = (!exempt).then(|| now.checked_add(timeout)).flatten();
         let request = framing::checked(request);
         // A panic while building the future is caught like one while polling it.
         let inner = std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request))).ok();
@@ -272,6 +279,40 @@ mod tests {
             Code::Ok,
             "health checks have no timeout"
         );
+    }
+
+    #[test]
+    fn a_search_gets_a_grace_period_past_the_timeout() {
+        // 200 ms against a 20 ms timeout: within the search paths' grace (at least 1 s).
+        let slow = tower::service_fn(|_: http::Request<Body>| -> Answer {
+            Box::pin(async {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                Ok(http::Response::new(Body::empty()))
+            })
+        });
+        let layer = ObserveLayer::new(Duration::from_millis(20), 8);
+        let runtime = runtime();
+        for path in super::super::admission::SEARCH_PATHS {
+            let response = runtime
+                .block_on(layer.layer(slow).oneshot(request(path)))
+                .unwrap();
+            assert_eq!(header_code(&response), Code::Ok, "{path}");
+        }
+        // Past the grace too, the call layer answers.
+        let stuck = tower::service_fn(|_: http::Request<Body>| -> Answer {
+            Box::pin(async {
+                tokio::time::sleep(Duration::from_secs(3)).await;
+                Ok(http::Response::new(Body::empty()))
+            })
+        });
+        let response = runtime
+            .block_on(
+                layer
+                    .layer(stuck)
+                    .oneshot(request("/matchgrid.v1.CollapsePuzzle/Solve")),
+            )
+            .unwrap();
+        assert_eq!(header_code(&response), Code::DeadlineExceeded);
     }
 
     #[test]
