@@ -30,8 +30,17 @@ pub const INDEX_HTML: &str = include_str!("../../web/playground/index.html");
 /// The page's script (the committed esbuild bundle).
 pub const PLAYGROUND_JS: &str = include_str!("../../web/playground/dist/playground.js");
 
+/// The page's icon: a 2x2 of swap-family tiles (browsers ask for `/favicon.ico` on every load;
+/// they all draw an SVG served there).
+pub const FAVICON_SVG: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\">\
+<rect x=\"1\" y=\"1\" width=\"6\" height=\"6\" rx=\"1.5\" fill=\"#e5484d\"/>\
+<rect x=\"9\" y=\"1\" width=\"6\" height=\"6\" rx=\"1.5\" fill=\"#30a46c\"/>\
+<rect x=\"1\" y=\"9\" width=\"6\" height=\"6\" rx=\"1.5\" fill=\"#30a46c\"/>\
+<rect x=\"9\" y=\"9\" width=\"6\" height=\"6\" rx=\"1.5\" fill=\"#0090ff\"/></svg>";
+
 /// What the page layer serves: path, content type, body.
 const ASSETS: &[(&str, &str, &str)] = &[
+    ("/favicon.ico", "image/svg+xml", FAVICON_SVG),
     ("/", "text/html; charset=utf-8", INDEX_HTML),
     ("/playground", "text/html; charset=utf-8", INDEX_HTML),
     (
@@ -216,6 +225,8 @@ mod tests {
         assert_eq!(page.headers()[CONTENT_TYPE], "text/html; charset=utf-8");
         assert!(get(Method::GET, "/playground.js").is_some());
         assert!(get(Method::HEAD, "/playground").is_some());
+        let icon = get(Method::GET, "/favicon.ico").expect("the icon");
+        assert_eq!(icon.headers()[CONTENT_TYPE], "image/svg+xml");
         assert!(get(Method::POST, "/").is_none());
         assert!(get(Method::GET, "/matchgrid.v1.SwapPuzzle/Shuffle").is_none());
         assert!(INDEX_HTML.contains("playground.js"));
