@@ -62,10 +62,6 @@ impl CellSet {
         self.rows[..height].fill(0);
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        self.rows.iter().all(|&r| r == 0)
-    }
-
     /// Number of cells in the first `height` rows.
     pub(crate) fn len_within(&self, height: usize) -> usize {
         self.rows[..height]

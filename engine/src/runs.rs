@@ -4,8 +4,8 @@
 //! matches); a *matched cell* is any cell in a run; a *group* is a 4-connected set of matched
 //! cells of one colour, so L, T and + shapes and parallel touching runs (`RRR/RRR`) are one group.
 
-use super::bitboard::{CellSet, ColorPlanes};
-use super::board::{Board, Position};
+use super::bitboard::{BitIter, CellSet, ColorPlanes};
+use super::board::{Board, MAX_SIDE, Position};
 
 /// One group of matched cells, cleared together.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,27 +40,38 @@ pub fn find_groups(board: &Board) -> Vec<Group> {
 }
 
 /// Splits `matched` (the matched cells of the board `planes` describes) into groups, ordered
-/// by their first cell in row-major order: per colour, connected components found by flood
-/// fill on the row masks.
+/// by their first cell in row-major order: per colour present in `matched`, connected
+/// components found by flood fill on the row masks, over the rows `matched` spans only.
 pub(crate) fn groups_of(planes: &ColorPlanes, matched: &CellSet) -> Vec<Group> {
-    let height = planes.height();
+    let rows = &matched.rows()[..planes.height()];
+    let Some(lo) = rows.iter().position(|&line| line != 0) else {
+        return Vec::new();
+    };
+    let hi = rows.iter().rposition(|&line| line != 0).unwrap_or(lo);
     let mut groups = Vec::new();
-    if matched.is_empty() {
-        return groups;
-    }
+    let mut remaining = [0u64; MAX_SIDE as usize];
+    let mut members = [0u64; MAX_SIDE as usize];
     for color in 1..=planes.colors() {
-        let mut remaining = planes.color_within(color, matched);
-        for row in 0..height {
-            while remaining.row(row) != 0 {
-                let seed = remaining.row(row) & remaining.row(row).wrapping_neg();
-                let members = flood(&remaining, height, row, seed);
-                for r in row..height {
-                    remaining.remove_from_row(r, members.row(r));
+        let plane = planes.color_rows(color);
+        let mut any = 0;
+        for row in lo..=hi {
+            remaining[row] = plane[row] & rows[row];
+            any |= remaining[row];
+        }
+        if any == 0 {
+            continue;
+        }
+        for row in lo..=hi {
+            while remaining[row] != 0 {
+                let seed = remaining[row] & remaining[row].wrapping_neg();
+                let (first, last) = flood(&remaining, (lo, hi), row, seed, &mut members);
+                let size: u32 = members[first..=last].iter().map(|m| m.count_ones()).sum();
+                let mut cells = Vec::with_capacity(size as usize);
+                for r in first..=last {
+                    remaining[r] &= !members[r];
+                    cells.extend(BitIter(members[r]).map(|col| Position::new(r as u32, col)));
                 }
-                groups.push(Group {
-                    color,
-                    cells: members.positions(height).collect(),
-                });
+                groups.push(Group { color, cells });
             }
         }
     }
@@ -68,42 +79,46 @@ pub(crate) fn groups_of(planes: &ColorPlanes, matched: &CellSet) -> Vec<Group> {
     groups
 }
 
-/// The 4-connected component of `allowed` that contains the cell `seed` (a single bit) of row
-/// `row`, grown row by row to a fixed point.
-fn flood(allowed: &CellSet, height: usize, row: usize, seed: u64) -> CellSet {
-    let mut members = CellSet::new();
-    members.set_row(row, seed);
+/// Writes into `members` the 4-connected component of `allowed` that contains the cell `seed`
+/// (a single bit) of row `row`, grown row by row to a fixed point within rows `lo..=hi`
+/// (`allowed` is empty outside them); returns the first and last rows it holds. Rows of
+/// `members` outside `lo..=hi` are left as they were.
+fn flood(
+    allowed: &[u64; MAX_SIDE as usize],
+    (lo, hi): (usize, usize),
+    row: usize,
+    seed: u64,
+    members: &mut [u64; MAX_SIDE as usize],
+) -> (usize, usize) {
+    members[lo..=hi].fill(0);
+    members[row] = seed;
     let (mut first, mut last) = (row, row);
     loop {
         let mut changed = false;
-        let from = first.saturating_sub(1);
-        let to = (last + 1).min(height - 1);
+        let from = first.saturating_sub(1).max(lo);
+        let to = (last + 1).min(hi);
         for r in from..=to {
-            let current = members.row(r);
-            let above = if r > 0 { members.row(r - 1) } else { 0 };
-            let below = if r + 1 < height {
-                members.row(r + 1)
-            } else {
-                0
-            };
-            let mut grown = (current | above | below) & allowed.row(r);
+            let current = members[r];
+            let above = if r > lo { members[r - 1] } else { 0 };
+            let below = if r < hi { members[r + 1] } else { 0 };
+            let mut grown = (current | above | below) & allowed[r];
             // Spread along the row until it stops: runs are short, so this is a few rounds.
             loop {
-                let wider = (grown | (grown << 1) | (grown >> 1)) & allowed.row(r);
+                let wider = (grown | (grown << 1) | (grown >> 1)) & allowed[r];
                 if wider == grown {
                     break;
                 }
                 grown = wider;
             }
             if grown != current {
-                members.set_row(r, grown);
+                members[r] = grown;
                 changed = true;
                 first = first.min(r);
                 last = last.max(r);
             }
         }
         if !changed {
-            return members;
+            return (first, last);
         }
     }
 }

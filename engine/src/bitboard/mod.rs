@@ -187,6 +187,12 @@ impl ColorPlanes {
         self.words[(color - 1) * self.stride + PAD_ABOVE + row]
     }
 
+    /// The rows of colour `color` (`1..=colors`), `height` of them.
+    #[inline]
+    pub(crate) fn color_rows(&self, color: u8) -> &[u64] {
+        &self.plane(usize::from(color))[PAD_ABOVE..PAD_ABOVE + self.height]
+    }
+
     /// The padded rows of colour `color` (`1..=colors`).
     #[inline]
     fn plane(&self, color: usize) -> &[u64] {
@@ -351,20 +357,6 @@ impl ColorPlanes {
                 line & (line >> 1) & (line >> 2) != 0 || line & plane[i + 1] & plane[i + 2] != 0
             })
         })
-    }
-
-    /// The cells of colour `color` (`1..=16`) within `within`.
-    pub(crate) fn color_within(&self, color: u8, within: &CellSet) -> CellSet {
-        let mut set = CellSet::new();
-        let color = usize::from(color);
-        if color == 0 || color > self.colors {
-            return set;
-        }
-        let plane = self.plane(color);
-        for row in 0..self.height {
-            set.set_row(row, plane[PAD_ABOVE + row] & within.row(row));
-        }
-        set
     }
 
     /// Number of rows.
