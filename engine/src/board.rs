@@ -49,13 +49,18 @@ impl Board {
                 actual: cells.len(),
             });
         }
-        let mut parsed = Vec::with_capacity(expected);
-        for (index, &value) in cells.iter().enumerate() {
-            if value > u32::from(MAX_COLOR) {
-                return Err(BoardError::ColorOutOfRange { index, value });
-            }
-            parsed.push(value as u8);
+        // One branch-free pass for the common case, the first bad cell looked for only when
+        // there is one.
+        let highest = cells.iter().fold(0, |highest, &value| highest.max(value));
+        if highest > u32::from(MAX_COLOR)
+            && let Some((index, &value)) = cells
+                .iter()
+                .enumerate()
+                .find(|&(_, &value)| value > u32::from(MAX_COLOR))
+        {
+            return Err(BoardError::ColorOutOfRange { index, value });
         }
+        let parsed: Vec<u8> = cells.iter().map(|&value| value as u8).collect();
         Ok(Self {
             width: width as u8,
             height: height as u8,
