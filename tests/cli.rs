@@ -4,30 +4,12 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
-
 use common::TestServer;
 
 /// `matchgrid ARGS...` with no `MATCHGRID_*` variable but `env`; returns (exit code, stdout,
 /// stderr).
 fn matchgrid(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String, String) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_matchgrid"));
-    for (key, _) in std::env::vars() {
-        if key.starts_with("MATCHGRID_") {
-            command.env_remove(key);
-        }
-    }
-    let output = command
-        .args(args)
-        .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .output()
-        .expect("run the CLI");
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    common::run_cli(args, env)
 }
 
 /// [`matchgrid`] that must succeed; its stdout.

@@ -5,28 +5,11 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
-
 use common::{TestServer, free_port};
 
 /// `matchgrid ARGS...` without any `MATCHGRID_*` variable; returns (exit code, stdout, stderr).
 fn matchgrid(args: &[&str]) -> (Option<i32>, String, String) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_matchgrid"));
-    for (key, _) in std::env::vars() {
-        if key.starts_with("MATCHGRID_") {
-            command.env_remove(key);
-        }
-    }
-    let output = command
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run the CLI");
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    common::run_cli(args, &[])
 }
 
 /// [`matchgrid`] that must succeed; its stdout.

@@ -602,25 +602,11 @@ fn half_or_broken_configurations_exit_non_zero_naming_the_flag() {
 
 /// `matchgrid swap validate` (the CLI client) with `args`; returns (exit code, stdout, stderr).
 fn cli(args: Vec<String>) -> (Option<i32>, String, String) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_matchgrid"));
-    command.args([
+    let mut all = vec![
         "swap", "validate", "--board", "RRG/GGR", "--swap", "0,2:1,2",
-    ]);
-    for (key, _) in std::env::vars() {
-        if key.starts_with("MATCHGRID_") {
-            command.env_remove(key);
-        }
-    }
-    let output = command
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run the CLI");
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    ];
+    all.extend(args.iter().map(String::as_str));
+    common::run_cli(&all, &[])
 }
 
 /// [`cli`] off the async runtime, bounded by [`STEP`].

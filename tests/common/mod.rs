@@ -16,6 +16,28 @@ use tonic::transport::Channel;
 const START_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// A free loopback port (bound then released; the server binds it right after).
+/// Runs the `matchgrid` binary with `args`, no `MATCHGRID_*` variable of this process but
+/// those of `env`, and no stdin; returns (exit code, stdout, stderr).
+pub fn run_cli(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_matchgrid"));
+    for (key, _) in std::env::vars() {
+        if key.starts_with("MATCHGRID_") {
+            command.env_remove(key);
+        }
+    }
+    let output = command
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the CLI");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
