@@ -8,7 +8,9 @@
 //!     target/release/examples/turns level 20
 //! ```
 //! `KIND` is `plain` (the recorded turn, `resolve_swap`), `simulated` (`play_swap`), `level`
-//! (the recorded turn on a level board: 10% holes, 10% specials) or `hint` (the NONE-refill
+//! (the recorded turn on a level board: 10% holes, 10% specials), `layered` (the plain kind's
+//! boards and turns on the layered path: empty hole and kind layers, specials off, so the
+//! same cascades as `plain`; function `turns::layered_recorded_turn`) or `hint` (the NONE-refill
 //! outcomes of every valid swap, `certain_outcomes`); the total divided by `64 * rounds` is
 //! the count of one turn.
 
@@ -49,6 +51,13 @@ fn level_recorded_turn(level: StableBoard, swap: Swap, seed: u64) {
     black_box(engine::resolve_swap(level, swap, LEVEL_OPTIONS, &mut rng).unwrap());
 }
 
+/// [`recorded_turn`] on the layered path (the board has empty layers; no specials).
+#[inline(never)]
+fn layered_recorded_turn(board: StableBoard, swap: Swap, seed: u64) {
+    let mut rng = engine::rng_from_seed(seed);
+    black_box(engine::resolve_swap(board, swap, OPTIONS, &mut rng).unwrap());
+}
+
 #[inline(never)]
 fn hint_outcomes(board: &StableBoard) {
     black_box(engine::certain_outcomes(board, false, 200).unwrap());
@@ -67,6 +76,21 @@ fn main() {
                 }
             }
         }
+        "layered" => {
+            let boards: Vec<(StableBoard, Swap)> = fixtures::swap_boards(9, 9, 6, 64)
+                .into_iter()
+                .map(|(board, swap)| {
+                    let colors = board.colors().clone();
+                    let layered = engine::SwapBoard::with_layers(colors, Vec::new(), Vec::new());
+                    (StableBoard::try_from(layered.unwrap()).unwrap(), swap)
+                })
+                .collect();
+            for _ in 0..rounds {
+                for (seed, (board, swap)) in boards.iter().enumerate() {
+                    layered_recorded_turn(board.clone(), *swap, seed as u64);
+                }
+            }
+        }
         "plain" | "simulated" | "hint" => {
             let boards = fixtures::swap_boards(9, 9, 6, 64);
             for _ in 0..rounds {
@@ -79,6 +103,6 @@ fn main() {
                 }
             }
         }
-        other => panic!("unknown kind {other}: plain, simulated, level or hint"),
+        other => panic!("unknown kind {other}: plain, simulated, level, layered or hint"),
     }
 }
