@@ -4,7 +4,8 @@
 //!
 //! Two families (docs/rules.md in the repository is the contract):
 //! - **swap** (match-3): [`generate_swap_board`], [`judge_swap`], [`resolve_swap`] and
-//!   [`play_swap`] (swap, clear runs, gravity, refill, repeat), [`is_dead`], [`shuffle()`], on
+//!   [`play_swap`] (swap, clear runs, gravity, refill, repeat), [`is_dead`], [`shuffle()`],
+//!   hints ([`ranked_swaps`]) and simulated games ([`play_game`]), on
 //!   one [`SwapBoard`] that may carry a hole layer and a piece-kind layer (special pieces,
 //!   created when [`CascadeOptions::specials`] is on);
 //! - **collapse** (SameGame, PopStar): [`generate_collapse_board`], [`tap()`], [`legal_groups()`],
@@ -87,11 +88,12 @@ pub use moves::{Swap, SwapVerdict};
 pub use runs::{Group, find_groups, has_run, matched_positions};
 pub use swap::{
     CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, Combination,
-    PieceKind, PlayedMove, Refill, Special, StableBoard, StepSink, SwapBoard, SwapPreview,
-    cell_text, certain_outcomes, certain_outcomes_while, check_swap_positions, count_valid_swaps,
-    first_valid_swap_from, generate_swap_board, generate_swap_board_with_holes, is_dead, is_stable,
-    judge_swap, play_swap, preview_swap, resolve_board, resolve_board_into, resolve_swap,
-    resolve_swap_into, shuffle, valid_swaps, valid_swaps_with_combinations,
+    GameTotals, PieceKind, PlayedMove, Policy, RankedSwap, Refill, Special, StableBoard, StepSink,
+    SwapBoard, SwapPreview, best_swap, cell_text, certain_outcomes, certain_outcomes_while,
+    check_swap_positions, count_valid_swaps, first_valid_swap_from, generate_swap_board,
+    generate_swap_board_with_holes, is_dead, is_stable, judge_swap, play_game, play_swap,
+    preview_swap, ranked_swaps, resolve_board, resolve_board_into, resolve_swap, resolve_swap_into,
+    shuffle, valid_swaps, valid_swaps_with_combinations,
 };
 
 // The collapse family.

@@ -11,6 +11,7 @@ mod judge;
 mod layered;
 mod level;
 mod pieces;
+mod policy;
 mod resolve;
 mod stable;
 mod step;
@@ -23,6 +24,7 @@ pub use judge::{
 };
 pub use level::Combination;
 pub use pieces::{PieceKind, Special, cell_text};
+pub use policy::{GameTotals, Policy, RankedSwap, best_swap, play_game, ranked_swaps};
 pub use resolve::{
     SwapPreview, certain_outcomes, certain_outcomes_while, check_swap_positions, play_swap,
     preview_swap, resolve_board, resolve_board_into, resolve_swap, resolve_swap_into,

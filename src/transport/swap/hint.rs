@@ -1,5 +1,5 @@
 //! `Hint` of the swap family (docs/rules.md section 7): every valid swap ranked by its certain
-//! (NONE-refill) outcome ([`engine::certain_outcomes_while`]), optionally with sampled refills
+//! (NONE-refill) outcome ([`engine::ranked_swaps`]), optionally with sampled refills
 //! ([`engine::play_swap`]), on boards with or without layers alike.
 
 use tonic::Status;
@@ -87,68 +87,31 @@ pub(super) fn random_options(
     })
 }
 
-/// The rank of a hint: its certain score, then cells cleared, then specials created (higher
-/// first).
-fn rank(outcome: &engine::CertainOutcome) -> (u64, u64, u64) {
-    (outcome.score, outcome.cleared, outcome.specials_created)
-}
-
-/// Every valid swap of `board` with its certain outcome (its NONE-refill cascade under
-/// `options`), ranked as SwapHintResponse documents (equal ranks keep CheckDeadState's
-/// row-major order); `mean_sampled_score` left 0.
+/// Every valid swap of `board` as a hint ranked by [`engine::ranked_swaps`] (the order
+/// SwapHintResponse documents); `mean_sampled_score` left 0.
 fn ranked_hints(
     board: &StableBoard,
     options: CascadeOptions,
     context: Option<&SearchContext>,
 ) -> Result<Vec<proto::SwapHint>, CallError> {
-    let listed = engine::valid_swaps_with_combinations(board);
-    let outcomes =
-        engine::certain_outcomes_while(board, options.specials, options.max_steps, || {
-            !stopped(context)
-        })?;
-    check_context(context)?;
-    let mut hints: Vec<(proto::SwapHint, (u64, u64, u64))> = outcomes
+    let ranked = engine::ranked_swaps(board, options.specials, options.max_steps, || {
+        !stopped(context)
+    })?;
+    let Some(ranked) = ranked else {
+        return Err(crate::transport::status::work_deadline().into());
+    };
+    Ok(ranked
         .into_iter()
-        .zip(listed)
-        .map(|((swap, outcome), (listed, combination))| {
-            debug_assert_eq!(swap, listed);
-            let hint = proto::SwapHint {
-                swap: Some(swap.into()),
-                combination: proto::Combination::from(combination).into(),
-                score: outcome.score,
-                cleared: outcome.cleared as u32,
-                specials_created: outcome.specials_created as u32,
-                steps: outcome.steps,
-                mean_sampled_score: 0.0,
-            };
-            (hint, rank(&outcome))
+        .map(|ranked| proto::SwapHint {
+            swap: Some(ranked.swap.into()),
+            combination: proto::Combination::from(ranked.combination).into(),
+            score: ranked.outcome.score,
+            cleared: ranked.outcome.cleared as u32,
+            specials_created: ranked.outcome.specials_created as u32,
+            steps: ranked.outcome.steps,
+            mean_sampled_score: 0.0,
         })
-        .collect();
-    hints.sort_by_key(|&(_, rank)| std::cmp::Reverse(rank));
-    Ok(hints.into_iter().map(|(hint, _)| hint).collect())
-}
-
-/// The first of [`ranked_hints`] without ranking the rest: the first valid swap in row-major
-/// order with the highest rank. Every swap is still played, so a cascade past `max_steps` is
-/// the same error.
-pub(super) fn best_swap(
-    board: &StableBoard,
-    options: CascadeOptions,
-    context: Option<&SearchContext>,
-) -> Result<Option<engine::Swap>, CallError> {
-    let outcomes =
-        engine::certain_outcomes_while(board, options.specials, options.max_steps, || {
-            !stopped(context)
-        })?;
-    check_context(context)?;
-    let mut best: Option<((u64, u64, u64), engine::Swap)> = None;
-    for (swap, outcome) in outcomes {
-        let key = rank(&outcome);
-        if best.is_none_or(|(top, _)| key > top) {
-            best = Some((key, swap));
-        }
-    }
-    Ok(best.map(|(_, swap)| swap))
+        .collect())
 }
 
 /// Hint on the engine: the certain outcome of every valid swap, then the sampled refills.

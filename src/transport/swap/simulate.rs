@@ -1,10 +1,11 @@
 //! `Simulate` of the swap family (docs/rules.md section 7): games played by a policy from one
-//! start on the engine (`play_swap`), summarised; boards with or without layers alike.
+//! start on the engine ([`engine::play_game`]), summarised; boards with or without layers
+//! alike.
 
 use tonic::Status;
 
 use super::super::SearchContext;
-use super::hint::{best_swap, certain_options, check_context, random_options};
+use super::hint::{certain_options, random_options, stopped};
 use super::{cascade_options, generate_board, stable_board};
 use crate::engine::{self, EngineError, StableBoard};
 use crate::proto;
@@ -18,79 +19,32 @@ pub const MAX_SIMULATE_MOVES: u32 = 1_000;
 /// Most moves in one `Simulate`: games times moves.
 pub const MAX_SIMULATE_TOTAL_MOVES: u64 = 100_000;
 
-/// One simulated game's tallies.
-#[derive(Default)]
-struct GameTally {
-    score: u64,
-    moves: u64,
-    steps: u64,
-    shuffles: u64,
-    dead: bool,
-}
-
-/// Plays game `index` of a simulation as SwapSimulateRequest documents: game `index`'s RNG
-/// seeded with `seed + index`; each move the policy's pick from [`engine::valid_swaps`] (by
-/// `random_range`) or the top hint, played with [`engine::play_swap`] seeded with the game
-/// RNG's `next_u64()`; special pieces created when `specials` (a start with layers).
+/// Plays game `index` of a simulation as SwapSimulateRequest documents ([`engine::play_game`]):
+/// game `index`'s RNG seeded with `seed + index`; special pieces created when `specials` (a
+/// start with layers).
 fn simulate_game(
     start: &StableBoard,
     request: &proto::SwapSimulateRequest,
     (policy, colors, specials): (proto::SwapPolicy, u32, bool),
     index: u32,
     context: Option<&SearchContext>,
-) -> Result<GameTally, CallError> {
-    use rand::{Rng, RngCore};
+) -> Result<engine::GameTotals, CallError> {
     let certain = certain_options(request.max_steps, specials)?;
     let options = random_options(colors, request.max_steps, specials)?;
+    let policy = match policy {
+        proto::SwapPolicy::Random => engine::Policy::Random,
+        proto::SwapPolicy::Unspecified | proto::SwapPolicy::HintGreedy => engine::Policy::Greedy,
+    };
     let mut rng = engine::rng_from_seed(request.seed.wrapping_add(u64::from(index)));
-    let mut board = start.clone();
-    let mut tally = GameTally::default();
-    for played_moves in 0..request.moves {
-        check_context(context)?;
-        let swap = match policy {
-            proto::SwapPolicy::Random => {
-                let listed = engine::valid_swaps(&board);
-                if listed.is_empty() {
-                    tally.dead = true;
-                    break;
-                }
-                listed[rng.random_range(0..listed.len())]
-            }
-            proto::SwapPolicy::Unspecified | proto::SwapPolicy::HintGreedy => {
-                match best_swap(&board, certain, context)? {
-                    Some(swap) => swap,
-                    None => {
-                        tally.dead = true;
-                        break;
-                    }
-                }
-            }
-        };
-        let mut move_rng = engine::rng_from_seed(rng.next_u64());
-        let played = engine::play_swap(board, swap, options, &mut move_rng)?;
-        tally.score = tally.score.saturating_add(played.score);
-        tally.moves += 1;
-        tally.steps += u64::from(played.steps);
-        tally.shuffles += u64::from(played.shuffled);
-        if played.dead {
-            tally.dead = true;
-            break;
-        }
-        if !played.stable {
-            // RANDOM refill leaves no empty cell; were one left, the next move's board check
-            // (CheckDeadState's) would refuse it.
-            if played_moves + 1 < request.moves {
-                check_context(context)?;
-                StableBoard::try_from(played.board)?;
-            }
-            break;
-        }
-        board = match played.into_stable() {
-            Some(next) => next,
-            None => break,
-        };
-    }
-    Ok(tally)
+    let played = engine::play_game(
+        start,
+        policy,
+        request.moves,
+        (certain, options),
+        &mut rng,
+        || !stopped(context),
+    )?;
+    played.ok_or_else(|| crate::transport::status::work_deadline().into())
 }
 
 /// The nearest-rank `p`-th percentile of ascending `sorted` (not empty): the element of rank
