@@ -15,6 +15,8 @@ mod policy;
 mod resolve;
 mod stable;
 mod step;
+#[cfg(test)]
+mod test_support;
 
 pub use arrange::{generate_swap_board, generate_swap_board_with_holes, shuffle};
 pub use board::SwapBoard;

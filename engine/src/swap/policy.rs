@@ -41,17 +41,12 @@ pub fn ranked_swaps(
     board: &StableBoard,
     specials: bool,
     max_steps: u32,
-    mut go_on: impl FnMut() -> bool,
+    go_on: impl FnMut() -> bool,
 ) -> Result<Option<Vec<RankedSwap>>, EngineError> {
     let listed = valid_swaps_with_combinations(board);
-    let mut stopped = false;
-    let outcomes = certain_outcomes_while(board, specials, max_steps, || {
-        stopped = !go_on();
-        !stopped
-    })?;
-    if stopped {
+    let Some(outcomes) = all_certain_outcomes(board, specials, max_steps, go_on)? else {
         return Ok(None);
-    }
+    };
     let mut ranked: Vec<RankedSwap> = outcomes
         .into_iter()
         .zip(listed)
@@ -65,6 +60,21 @@ pub fn ranked_swaps(
     Ok(Some(ranked))
 }
 
+/// [`certain_outcomes_while`] of every valid swap, or `None` when `go_on` stopped it first.
+fn all_certain_outcomes(
+    board: &StableBoard,
+    specials: bool,
+    max_steps: u32,
+    mut go_on: impl FnMut() -> bool,
+) -> Result<Option<Vec<(Swap, CertainOutcome)>>, EngineError> {
+    let mut stopped = false;
+    let outcomes = certain_outcomes_while(board, specials, max_steps, || {
+        stopped = !go_on();
+        !stopped
+    })?;
+    Ok((!stopped).then_some(outcomes))
+}
+
 /// The first of [`ranked_swaps`] without ranking the rest: the first valid swap in row-major
 /// order with the best rank, `Some(None)` on a dead board. Every swap is still played, so a
 /// cascade past `max_steps` is the same error. `None` when `go_on` answered false.
@@ -75,16 +85,11 @@ pub fn best_swap(
     board: &StableBoard,
     specials: bool,
     max_steps: u32,
-    mut go_on: impl FnMut() -> bool,
+    go_on: impl FnMut() -> bool,
 ) -> Result<Option<Option<Swap>>, EngineError> {
-    let mut stopped = false;
-    let outcomes = certain_outcomes_while(board, specials, max_steps, || {
-        stopped = !go_on();
-        !stopped
-    })?;
-    if stopped {
+    let Some(outcomes) = all_certain_outcomes(board, specials, max_steps, go_on)? else {
         return Ok(None);
-    }
+    };
     let mut best: Option<((u64, u64, u64), Swap)> = None;
     for (swap, outcome) in outcomes {
         let key = rank(&outcome);

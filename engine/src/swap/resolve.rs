@@ -255,19 +255,8 @@ pub fn certain_outcomes_while(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Position;
     use crate::swap::pieces::PieceKind;
-
-    const NONE: CascadeOptions = CascadeOptions {
-        refill: Refill::None,
-        auto_shuffle: true,
-        max_steps: 1000,
-        specials: true,
-    };
-
-    fn swap(a: (u32, u32), b: (u32, u32)) -> Swap {
-        Swap::new(Position::new(a.0, a.1), Position::new(b.0, b.1))
-    }
+    use crate::swap::test_support::{NONE_WITH_SPECIALS as NONE, swap};
 
     fn resolve(text: &str, layers: bool, options: CascadeOptions) -> CascadeOutcome {
         let board = if layers {

@@ -358,22 +358,11 @@ fn end_of_move<R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Position;
     use crate::swap::resolve::{resolve_board, resolve_swap};
     use crate::swap::stable::StableBoard;
+    use crate::swap::test_support::{NONE, swap};
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
-
-    const NONE: CascadeOptions = CascadeOptions {
-        refill: Refill::None,
-        auto_shuffle: true,
-        max_steps: 1000,
-        specials: false,
-    };
-
-    fn swap(a: (u32, u32), b: (u32, u32)) -> Swap {
-        Swap::new(Position::new(a.0, a.1), Position::new(b.0, b.1))
-    }
 
     fn rng() -> ChaCha8Rng {
         ChaCha8Rng::seed_from_u64(42)

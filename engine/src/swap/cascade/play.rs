@@ -106,19 +106,13 @@ pub(crate) fn certain_outcomes_while(
 
 #[cfg(test)]
 mod tests {
+    use crate::swap::test_support::NONE;
     use crate::{
         CascadeOptions, CertainOutcome, EngineError, Refill, certain_outcomes,
         certain_outcomes_while, play_swap, resolve_swap,
     };
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
-
-    const NONE: CascadeOptions = CascadeOptions {
-        refill: Refill::None,
-        auto_shuffle: true,
-        max_steps: 1000,
-        specials: false,
-    };
 
     fn rng() -> ChaCha8Rng {
         ChaCha8Rng::seed_from_u64(42)

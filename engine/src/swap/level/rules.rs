@@ -160,9 +160,7 @@ mod tests {
         LevelBoard::parse(text).unwrap()
     }
 
-    fn swap(a: (u32, u32), b: (u32, u32)) -> Swap {
-        Swap::new(Position::new(a.0, a.1), Position::new(b.0, b.1))
-    }
+    use crate::swap::test_support::swap;
 
     #[test]
     fn hole_verdict_comes_right_after_out_of_bounds() {
