@@ -52,18 +52,7 @@ fn digest(board: &Board) -> Vec<u8> {
     Sha256::digest(&bytes).to_vec()
 }
 
-fn request(board: &Board, play: &SwapMove) -> ResolveCascadeRequest {
-    ResolveCascadeRequest {
-        board: Some(board.clone()),
-        swap: play.swap,
-        colors: play.colors,
-        seed: play.seed,
-        refill: play.refill,
-        auto_shuffle: play.auto_shuffle,
-        max_steps: play.max_steps,
-        include_step_boards: false,
-    }
-}
+use features::move_request as request;
 
 /// The moves' ResolveCascade calls in sequence (the server's function, default limits), each on
 /// the board the previous one returned, stopping at the first error: (responses, the error's

@@ -309,6 +309,21 @@ fn refusal_verdict(status: &Status) -> proto::SwapVerdict {
         .unwrap_or(proto::SwapVerdict::Unspecified)
 }
 
+/// The ResolveCascade request of a replayed move `play` on `board` (its fields, no step
+/// boards).
+pub fn move_request(board: &proto::Board, play: &proto::SwapMove) -> proto::ResolveCascadeRequest {
+    proto::ResolveCascadeRequest {
+        board: Some(board.clone()),
+        swap: play.swap,
+        colors: play.colors,
+        seed: play.seed,
+        refill: play.refill,
+        auto_shuffle: play.auto_shuffle,
+        max_steps: play.max_steps,
+        include_step_boards: false,
+    }
+}
+
 /// ReplayGame through ResolveCascade: the call's checks (`moves`, the start), then each move
 /// the bounded ResolveCascade call of its fields on the board the previous one returned, the
 /// first refusal reported from its status.
@@ -344,17 +359,7 @@ pub fn replay_game_reference(
     let mut total_score = 0u64;
     let mut rejected = None;
     for (index, play) in request.moves.iter().enumerate() {
-        let call = proto::ResolveCascadeRequest {
-            board: Some(board.clone()),
-            swap: play.swap,
-            colors: play.colors,
-            seed: play.seed,
-            refill: play.refill,
-            auto_shuffle: play.auto_shuffle,
-            max_steps: play.max_steps,
-            include_step_boards: false,
-        };
-        match resolve_cascade_bounded(call, limits) {
+        match resolve_cascade_bounded(move_request(&board, play), limits) {
             Ok(response) => {
                 total_score = total_score.saturating_add(response.total_score);
                 moves.push(proto::SwapReplayMove {
