@@ -74,7 +74,9 @@ impl StableBoard {
     pub(crate) fn into_layered(self) -> StableLevel {
         match self.0 {
             Stable::Plain(plain) => {
-                StableLevel::new_unchecked(SwapBoard::from(plain.into_board()).into_layered())
+                // The colours stay as they are: their planes serve the layered path too.
+                let (colors, planes) = plain.into_parts();
+                StableLevel::with_planes(SwapBoard::from(colors).into_layered(), planes)
             }
             Stable::Layered(level) => level,
         }

@@ -63,8 +63,14 @@ impl StableLevel {
     }
 
     pub(crate) fn new_unchecked(level: LevelBoard) -> Self {
-        debug_assert!(is_level_stable(&level));
         let planes = ColorPlanes::of(level.board());
+        Self::with_planes(level, planes)
+    }
+
+    /// Wraps a board the engine knows to be stable, its colour planes already built.
+    pub(crate) fn with_planes(level: LevelBoard, planes: ColorPlanes) -> Self {
+        debug_assert!(is_level_stable(&level));
+        debug_assert!(planes.describes(level.board()));
         let masks = Box::new(KindMasks::of(&level, &planes));
         Self {
             level,
