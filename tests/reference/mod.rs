@@ -2,7 +2,9 @@
 //! [`Grid`] (a plain row-major board) and gravity here, [`swap`] and [`collapse`] for the two
 //! families (docs/rules.md sections 1-3), and [`level`] for holes and special pieces (section 6);
 //! [`convert`] puts engine and wire positions, groups, falls and spawns in these terms;
-//! [`features`] rebuilds Hint, Simulate and ReplayGame from the server's other RPCs (section 7).
+//! [`features`] rebuilds Hint, Simulate and ReplayGame from the server's other RPCs (section 7);
+//! [`level_play`] models level play (SPEC section 8: jelly, blockers, locks, ingredients and
+//! exits, gravity with fixed cells, goals and the status order).
 //!
 //! Written from docs/rules.md alone and deliberately naive: lines scanned cell by cell, groups by
 //! flood fill, boards rebuilt column by column, no masks and no code shared with the engine. The
@@ -17,6 +19,7 @@ pub mod collapse;
 pub mod convert;
 pub mod features;
 pub mod level;
+pub mod level_play;
 pub mod swap;
 
 use std::fmt;
