@@ -24,6 +24,7 @@ fn kind_code(kind: PieceKind) -> u32 {
         PieceKind::StripedV => naive::STRIPED_V,
         PieceKind::Wrapped => naive::WRAPPED,
         PieceKind::ColorBomb => naive::BOMB,
+        PieceKind::Ingredient => unreachable!("section 6 boards hold no ingredient"),
     }
 }
 
@@ -75,6 +76,7 @@ fn verdict_of(v: SwapVerdict) -> Verdict {
         SwapVerdict::Ok => Verdict::Ok,
         SwapVerdict::OutOfBounds => Verdict::OutOfBounds,
         SwapVerdict::Hole => Verdict::Hole,
+        SwapVerdict::Blocked => unreachable!("section 6 boards have no fixed cell"),
         SwapVerdict::NotAdjacent => Verdict::NotAdjacent,
         SwapVerdict::EmptyCell => Verdict::EmptyCell,
         SwapVerdict::NoMatch => Verdict::NoMatch,

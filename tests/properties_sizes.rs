@@ -63,7 +63,9 @@ fn verdict_of(verdict: SwapVerdict) -> Verdict {
     match verdict {
         SwapVerdict::Ok => Verdict::Ok,
         SwapVerdict::OutOfBounds => Verdict::OutOfBounds,
-        SwapVerdict::Hole => unreachable!("plain boards have no holes"),
+        SwapVerdict::Hole | SwapVerdict::Blocked => {
+            unreachable!("plain boards have no holes and no fixed cells")
+        }
         SwapVerdict::NotAdjacent => Verdict::NotAdjacent,
         SwapVerdict::EmptyCell => Verdict::EmptyCell,
         SwapVerdict::NoMatch => Verdict::NoMatch,

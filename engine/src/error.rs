@@ -92,6 +92,88 @@ pub enum LevelError {
         /// The colour found.
         color: u8,
     },
+    /// An ingredient whose cell value is not 0 (docs/rules.md section 8).
+    #[error("cell {index} is an ingredient, which has no colour: its value must be 0, got {color}")]
+    ColorOnIngredient {
+        /// Row-major index of the cell.
+        index: usize,
+        /// The colour found.
+        color: u8,
+    },
+    /// A layer list (`jelly`, `blockers`, `locks`, `exits`) that is neither empty nor
+    /// `width * height` long.
+    #[error("{layer} must be empty or hold width * height = {expected} values, got {actual}")]
+    LayerCountMismatch {
+        /// The layer.
+        layer: Layer,
+        /// `width * height`.
+        expected: usize,
+        /// The number of values given.
+        actual: usize,
+    },
+    /// A layer value that cannot stand on its cell (docs/rules.md section 8): any layer on a
+    /// hole, jelly above 2, blocker hit points above 5, a blocker on a tile or an ingredient,
+    /// a lock on a cell that holds no coloured tile, an ingredient or a bomb.
+    #[error("{layer} at cell {index}: {reason}")]
+    BadLayer {
+        /// The layer.
+        layer: Layer,
+        /// Row-major index of the cell.
+        index: usize,
+        /// What is wrong, for people.
+        reason: &'static str,
+    },
+}
+
+/// The layers of a level board beyond holes and kinds (docs/rules.md section 8), as named on
+/// the wire (`board.jelly`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layer {
+    /// Jelly layers, `0..=2` per cell.
+    Jelly,
+    /// Blocker hit points, `0..=5` per cell (0: no blocker).
+    Blockers,
+    /// Lock flags.
+    Locks,
+    /// Exit flags.
+    Exits,
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Jelly => "jelly",
+            Self::Blockers => "blockers",
+            Self::Locks => "locks",
+            Self::Exits => "exits",
+        })
+    }
+}
+
+/// Where a level stands after a move (docs/rules.md section 8), decided in this order: all goals
+/// met: WON; else no moves left: LOST_OUT_OF_MOVES; else no valid swap: LOST_DEAD; else
+/// PLAYING. (Here, in the leaf error module, so that [`EngineError::LevelOver`] can name it.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LevelStatus {
+    /// Moves are left, a goal is unmet and a valid swap exists.
+    Playing,
+    /// Every goal is met.
+    Won,
+    /// A goal is unmet and no move is left.
+    LostOutOfMoves,
+    /// A goal is unmet, moves are left, and the board has no valid swap (no shuffle helped).
+    LostDead,
+}
+
+impl fmt::Display for LevelStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Playing => "PLAYING",
+            Self::Won => "WON",
+            Self::LostOutOfMoves => "LOST_OUT_OF_MOVES",
+            Self::LostDead => "LOST_DEAD",
+        })
+    }
 }
 
 /// Why the engine refused a request. Nothing is ever half-applied: an error means no result.
@@ -159,6 +241,13 @@ pub enum EngineError {
         /// True when no such arrangement exists; false when the bounded search gave up.
         proven: bool,
     },
+    /// A move was asked of a level that is over (docs/rules.md section 8): its status, as
+    /// computed from the state sent, is not PLAYING.
+    #[error("the level is over ({status}): no move can be played")]
+    LevelOver {
+        /// The status of the state sent.
+        status: LevelStatus,
+    },
     /// The cascade did not settle within `max_steps` steps.
     #[error("cascade did not settle within max_steps = {max_steps} steps")]
     CascadeLimitExceeded {
@@ -208,6 +297,8 @@ impl fmt::Display for Unsettled {
 pub enum SwapRejection {
     /// `a` or `b` is a hole (level boards).
     Hole,
+    /// `a` or `b` is fixed: a blocker or a locked tile (docs/rules.md section 8).
+    Blocked,
     /// Same cell, diagonal, or more than one step apart.
     NotAdjacent,
     /// `a` or `b` is empty.

@@ -77,7 +77,9 @@ mod swap;
 
 // Boards and their parts.
 pub use board::{Board, BoardError, COLOR_LETTERS, EMPTY, MAX_COLOR, MAX_SIDE, Position};
-pub use error::{EngineError, LevelError, SwapRejection, TapRejection, Unsettled};
+pub use error::{
+    EngineError, Layer, LevelError, LevelStatus, SwapRejection, TapRejection, Unsettled,
+};
 pub use params::{GenerationSize, MinGroup};
 pub use settled::SettledBoard;
 
@@ -88,12 +90,14 @@ pub use moves::{Swap, SwapVerdict};
 pub use runs::{Group, find_groups, has_run, matched_positions};
 pub use swap::{
     CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, Combination,
-    GameTotals, PieceKind, PlayedMove, Policy, RankedSwap, Refill, Special, StableBoard, StepSink,
-    SwapBoard, SwapPreview, best_swap, cell_text, certain_outcomes, certain_outcomes_while,
-    check_swap_positions, count_valid_swaps, first_valid_swap_from, generate_swap_board,
-    generate_swap_board_with_holes, is_dead, is_stable, judge_swap, play_game, play_swap,
-    preview_swap, ranked_swaps, resolve_board, resolve_board_into, resolve_swap, resolve_swap_into,
-    shuffle, valid_swaps, valid_swaps_with_combinations,
+    GameTotals, Goal, GoalProgress, Hit, Level, LevelLayers, LevelMove, LevelPolicy,
+    LevelSimulation, LevelStart, LevelState, LevelTally, MovesLeft, PieceKind, PlayedMove, Policy,
+    RankedSwap, Refill, Special, StableBoard, StepSink, SwapBoard, SwapPreview, best_swap,
+    cell_text, certain_outcomes, certain_outcomes_while, check_swap_positions, count_valid_swaps,
+    first_valid_swap_from, generate_on_layout, generate_swap_board, generate_swap_board_with_holes,
+    is_dead, is_stable, judge_swap, play_game, play_level_move, play_swap, preview_swap,
+    ranked_swaps, resolve_board, resolve_board_into, resolve_swap, resolve_swap_into, shuffle,
+    simulate_level, valid_swaps, valid_swaps_with_combinations,
 };
 
 // The collapse family.

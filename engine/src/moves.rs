@@ -36,6 +36,9 @@ pub enum SwapVerdict {
     /// `a` or `b` is a hole (level boards; docs/rules.md section 6), checked right after
     /// [`SwapVerdict::OutOfBounds`].
     Hole,
+    /// `a` or `b` is fixed: it holds a blocker or a locked tile (docs/rules.md section 8),
+    /// checked right after [`SwapVerdict::Hole`].
+    Blocked,
     /// Same cell, diagonal, or more than one step apart.
     NotAdjacent,
     /// `a` or `b` is empty.
@@ -51,6 +54,7 @@ impl SwapVerdict {
         match self {
             Self::Ok | Self::OutOfBounds => None,
             Self::Hole => Some(SwapRejection::Hole),
+            Self::Blocked => Some(SwapRejection::Blocked),
             Self::NotAdjacent => Some(SwapRejection::NotAdjacent),
             Self::EmptyCell => Some(SwapRejection::EmptyCell),
             Self::NoMatch => Some(SwapRejection::NoMatch),
@@ -62,6 +66,7 @@ impl From<SwapRejection> for SwapVerdict {
     fn from(rejection: SwapRejection) -> Self {
         match rejection {
             SwapRejection::Hole => Self::Hole,
+            SwapRejection::Blocked => Self::Blocked,
             SwapRejection::NotAdjacent => Self::NotAdjacent,
             SwapRejection::EmptyCell => Self::EmptyCell,
             SwapRejection::NoMatch => Self::NoMatch,
@@ -93,7 +98,8 @@ pub(crate) fn judge_swap_on(board: &Board, swap: Swap) -> SwapVerdict {
     }
 }
 
-/// True when exchanging cells `a` and `b` (adjacent, both non-empty) leaves `a` or `b` matched.
+/// True when exchanging cells `a` and `b` (adjacent, both holding a piece) leaves `a` or `b`
+/// matched by a coloured tile.
 #[inline]
 pub(crate) fn swap_makes_match(
     cells: &[u8],
@@ -116,7 +122,9 @@ pub(crate) fn swap_makes_match(
             cells[index]
         }
     };
-    in_run(after, width, height, b, color_a) || in_run(after, width, height, a, color_b)
+    // A piece without a colour (an ingredient) never makes a run where it lands.
+    (color_a != EMPTY && in_run(after, width, height, b, color_a))
+        || (color_b != EMPTY && in_run(after, width, height, a, color_b))
 }
 
 /// True when the cell at `index`, holding `color`, is in a run of the board read through `cell`.

@@ -34,6 +34,16 @@ fn refuse_level_fields(board: &proto::Board) -> Result<(), EngineError> {
     if !board.kinds.is_empty() {
         return Err(refuse("board.kinds"));
     }
+    for (list, empty) in [
+        ("board.jelly", board.jelly.is_empty()),
+        ("board.blockers", board.blockers.is_empty()),
+        ("board.locks", board.locks.is_empty()),
+        ("board.exits", board.exits.is_empty()),
+    ] {
+        if !empty {
+            return Err(refuse(list));
+        }
+    }
     Ok(())
 }
 
@@ -48,7 +58,7 @@ pub fn swap_board_from_proto(
 ) -> Result<engine::SwapBoard, EngineError> {
     let board = board.ok_or_else(|| required("board"))?;
     let plain = engine::Board::from_raw(board.width, board.height, &board.cells)?;
-    if board.holes.is_empty() && board.kinds.is_empty() {
+    if !plays_specials(&board) {
         return Ok(plain.into());
     }
     let kinds = board
@@ -75,15 +85,38 @@ pub fn swap_board_from_proto(
         }
         .into());
     }
-    Ok(engine::SwapBoard::with_layers(plain, board.holes, kinds?)?)
+    // Values past a byte are out of range anyway; 255 keeps them out of range.
+    let bytes = |values: &[u32]| -> Vec<u8> {
+        values
+            .iter()
+            .map(|&value| u8::try_from(value).unwrap_or(u8::MAX))
+            .collect()
+    };
+    let layers = engine::LevelLayers {
+        jelly: bytes(&board.jelly),
+        blockers: bytes(&board.blockers),
+        locks: board.locks,
+        exits: board.exits,
+    };
+    Ok(engine::SwapBoard::with_level_layers(
+        plain,
+        board.holes,
+        kinds?,
+        layers,
+    )?)
 }
 
-/// The rule a swap-family request plays by (docs/rules.md section 6): a board sent with layers
-/// (`holes` or `kinds`, or both) is played with special pieces created
+/// The rule a swap-family request plays by (docs/rules.md sections 6 and 8): a board sent with
+/// layers (`holes`, `kinds`, or a level layer) is played with special pieces created
 /// ([`engine::CascadeOptions::specials`]), a board sent without them by the rules of sections
 /// 1-2.
 pub fn plays_specials(board: &proto::Board) -> bool {
-    !board.holes.is_empty() || !board.kinds.is_empty()
+    !board.holes.is_empty()
+        || !board.kinds.is_empty()
+        || !board.jelly.is_empty()
+        || !board.blockers.is_empty()
+        || !board.locks.is_empty()
+        || !board.exits.is_empty()
 }
 
 /// A wire `PieceKind` as an engine kind (`UNSPECIFIED` and `NORMAL` are both NORMAL).
@@ -95,6 +128,7 @@ pub fn kind_from_proto(value: i32) -> Option<engine::PieceKind> {
         proto::PieceKind::StripedV => Some(Kind::StripedV),
         proto::PieceKind::Wrapped => Some(Kind::Wrapped),
         proto::PieceKind::ColorBomb => Some(Kind::ColorBomb),
+        proto::PieceKind::Ingredient => Some(Kind::Ingredient),
     }
 }
 
@@ -107,21 +141,42 @@ impl From<engine::PieceKind> for proto::PieceKind {
             Kind::StripedV => Self::StripedV,
             Kind::Wrapped => Self::Wrapped,
             Kind::ColorBomb => Self::ColorBomb,
+            Kind::Ingredient => Self::Ingredient,
         }
     }
 }
 
 impl From<&engine::SwapBoard> for proto::Board {
     /// A swap board on the wire: cells, and for a board with layers both `holes` and `kinds`
-    /// in full.
+    /// in full (and, with level layers, `jelly`, `blockers`, `locks` and `exits` too).
     fn from(board: &engine::SwapBoard) -> Self {
-        swap_board_message(board.colors(), board.holes(), board.kinds())
+        let message = swap_board_message(board.colors(), board.holes(), board.kinds());
+        if !board.has_level_layers() {
+            return message;
+        }
+        let words = |values: Option<&[u8]>| -> Vec<u32> {
+            values
+                .unwrap_or_default()
+                .iter()
+                .map(|&v| u32::from(v))
+                .collect()
+        };
+        proto::Board {
+            jelly: words(board.jelly()),
+            blockers: words(board.blockers()),
+            locks: board.locks().unwrap_or_default().to_vec(),
+            exits: board.exits().unwrap_or_default().to_vec(),
+            ..message
+        }
     }
 }
 
 impl From<&engine::StableBoard> for proto::Board {
     /// As `From<&SwapBoard>`.
     fn from(board: &engine::StableBoard) -> Self {
+        if board.has_level_layers() {
+            return (&board.to_board()).into();
+        }
         swap_board_message(board.colors(), board.holes(), board.kinds())
     }
 }
@@ -233,8 +288,7 @@ impl From<&engine::Board> for proto::Board {
             width: board.width() as u32,
             height: board.height() as u32,
             cells: board.cells_u32(),
-            holes: Vec::new(),
-            kinds: Vec::new(),
+            ..Self::default()
         }
     }
 }
@@ -296,6 +350,19 @@ pub fn cascade_step_to_proto(step: engine::CascadeStep, include_board: bool) -> 
         fired: step.fired.into_iter().map(Into::into).collect(),
         created: step.created.into_iter().map(Into::into).collect(),
         effect_cleared: step.effect_cleared.into_iter().map(Into::into).collect(),
+        hits: step.hits.into_iter().map(Into::into).collect(),
+        collected: step.collected.into_iter().map(Into::into).collect(),
+    }
+}
+
+impl From<engine::Hit> for proto::Hit {
+    fn from(hit: engine::Hit) -> Self {
+        Self {
+            position: Some(hit.position.into()),
+            jelly_left: u32::from(hit.jelly_left),
+            blocker_left: u32::from(hit.blocker_left),
+            lock_removed: hit.lock_removed,
+        }
     }
 }
 
@@ -305,6 +372,7 @@ impl From<engine::SwapVerdict> for proto::SwapVerdict {
             engine::SwapVerdict::Ok => Self::Ok,
             engine::SwapVerdict::OutOfBounds => Self::OutOfBounds,
             engine::SwapVerdict::Hole => Self::Hole,
+            engine::SwapVerdict::Blocked => Self::Blocked,
             engine::SwapVerdict::NotAdjacent => Self::NotAdjacent,
             engine::SwapVerdict::EmptyCell => Self::EmptyCell,
             engine::SwapVerdict::NoMatch => Self::NoMatch,

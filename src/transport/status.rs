@@ -26,6 +26,7 @@ pub fn swap_verdict_name(verdict: SwapVerdict) -> &'static str {
         SwapVerdict::Ok => "SWAP_VERDICT_OK",
         SwapVerdict::OutOfBounds => "SWAP_VERDICT_OUT_OF_BOUNDS",
         SwapVerdict::Hole => "SWAP_VERDICT_HOLE",
+        SwapVerdict::Blocked => "SWAP_VERDICT_BLOCKED",
         SwapVerdict::NotAdjacent => "SWAP_VERDICT_NOT_ADJACENT",
         SwapVerdict::EmptyCell => "SWAP_VERDICT_EMPTY_CELL",
         SwapVerdict::NoMatch => "SWAP_VERDICT_NO_MATCH",
@@ -298,9 +299,12 @@ pub fn engine_status(error: EngineError) -> Status {
                     | LevelError::KindOnHole { index }
                     | LevelError::KindOnEmpty { index } => format!("board.kinds[{index}]"),
                     LevelError::TileOnHole { index, .. }
-                    | LevelError::ColorOnBomb { index, .. } => {
+                    | LevelError::ColorOnBomb { index, .. }
+                    | LevelError::ColorOnIngredient { index, .. } => {
                         format!("board.cells[{index}]")
                     }
+                    LevelError::LayerCountMismatch { layer, .. } => format!("board.{layer}"),
+                    LevelError::BadLayer { layer, index, .. } => format!("board.{layer}[{index}]"),
                 };
                 invalid_argument("INVALID_BOARD", field, level_error.to_string())
             }
@@ -363,6 +367,11 @@ pub fn engine_status(error: EngineError) -> Status {
                     "board".to_owned(),
                     "no playable permutation of these tiles".to_owned(),
                 )],
+            ),
+            EngineError::LevelOver { status } => failed_precondition(
+                "LEVEL_OVER",
+                message,
+                [("state".to_owned(), format!("LEVEL_STATUS_{status}"))],
             ),
             EngineError::CascadeStopped { steps } => {
                 // Only the reply builder stops a cascade, on the message limit (its own

@@ -5,6 +5,7 @@ use rand::Rng;
 
 use super::board::SwapBoard;
 use super::level;
+use super::obstacles::{self, StableObstacles};
 use super::stable::StableBoard;
 use crate::error::EngineError;
 use crate::params::GenerationSize;
@@ -62,6 +63,9 @@ pub fn generate_swap_board_with_holes<R: Rng + ?Sized>(
 /// ~0.2 s on 64x64.
 ///
 /// # Errors
+/// A board with level layers (docs/rules.md section 8) permutes only the tiles that are
+/// neither locked nor ingredients, among their own cells, each keeping its kind, the same way.
+///
 /// [`EngineError::BoardNotFull`] when a cell (holes aside) is empty;
 /// [`EngineError::NoShuffleExists`] when no permutation qualifies (`proven`: no swap can ever
 /// be valid, a colour over the run-free capacity, or the search space exhausted) or none is
@@ -70,6 +74,10 @@ pub fn shuffle<R: Rng + ?Sized>(
     board: &SwapBoard,
     rng: &mut R,
 ) -> Result<StableBoard, EngineError> {
+    if let Some(board) = board.as_obstacles() {
+        let shuffled = obstacles::shuffle_obstacles(board, rng)?;
+        return Ok(StableObstacles::new_unchecked(shuffled).into());
+    }
     match board.as_layered() {
         None => crate::shuffle::shuffle(board.colors(), rng).map(StableBoard::from),
         Some(layered) => level::shuffle_level(layered, rng).map(StableBoard::from),

@@ -6,6 +6,7 @@
 use std::fmt;
 
 use super::layered::{LevelBoard, level_board_digest};
+use super::level_layers::{LevelLayers, ObstacleBoard, layout_board};
 use super::pieces::PieceKind;
 use crate::board::{Board, Position};
 use crate::collapse::board_digest;
@@ -25,7 +26,12 @@ pub struct SwapBoard(Storage);
 enum Storage {
     Plain(Board),
     Layered(LevelBoard),
+    /// Boxed: the level layers make it several times larger than the other two.
+    Obstacles(Box<ObstacleBoard>),
 }
+
+/// The characters of the text form that only the level layers of section 8 use.
+const LEVEL_LAYER_CHARS: [char; 6] = ['@', 'X', '~', '\'', '"', '_'];
 
 impl From<Board> for SwapBoard {
     /// A board without layers.
@@ -46,7 +52,46 @@ impl SwapBoard {
         holes: Vec<bool>,
         kinds: Vec<PieceKind>,
     ) -> Result<Self, LevelError> {
-        LevelBoard::new(colors, holes, kinds).map(Self::layered)
+        Self::with_level_layers(colors, holes, kinds, LevelLayers::default())
+    }
+
+    /// A board with the level layers of docs/rules.md section 8 (jelly, blockers, locks,
+    /// exits) besides holes and kinds (where [`PieceKind::Ingredient`] may stand). With no
+    /// level layer and no ingredient, the same board as [`SwapBoard::with_layers`].
+    ///
+    /// # Errors
+    /// The [`LevelError`] of the first fault: the counts of `holes` and `kinds`, their cells in
+    /// row-major order, then the counts of the level layers and their cells in row-major order.
+    pub fn with_level_layers(
+        colors: Board,
+        holes: Vec<bool>,
+        kinds: Vec<PieceKind>,
+        layers: LevelLayers,
+    ) -> Result<Self, LevelError> {
+        let level = LevelBoard::new(colors, holes, kinds)?;
+        if layers.is_empty() && !level.kinds().contains(&PieceKind::Ingredient) {
+            return Ok(Self::layered(level));
+        }
+        ObstacleBoard::new(level, layers).map(Self::obstacles)
+    }
+
+    /// A layout to generate boards on ([`crate::generate_on_layout`], docs/rules.md section 8):
+    /// `width` x `height` cells with these holes, kinds (only ingredients make sense there:
+    /// generation colours every other cell, NORMAL) and level layers. Every cell that is
+    /// neither a hole, a blocker nor an ingredient holds colour 1 until generation colours it,
+    /// so locks may stand on any of them.
+    ///
+    /// # Errors
+    /// The size errors of [`Board::from_raw`] and the [`LevelError`]s of
+    /// [`SwapBoard::with_level_layers`].
+    pub fn layout(
+        width: u32,
+        height: u32,
+        holes: Vec<bool>,
+        kinds: Vec<PieceKind>,
+        layers: LevelLayers,
+    ) -> Result<Self, EngineError> {
+        layout_board(width, height, holes, kinds, layers).map(Self::obstacles)
     }
 
     /// Parses the text form: rows top to bottom joined by `/`. Each cell is `#` (a hole), `.`
@@ -59,7 +104,9 @@ impl SwapBoard {
     /// [`crate::BoardError::Text`] for ragged rows or unknown characters, and the size errors
     /// of [`Board::from_raw`].
     pub fn parse(text: &str) -> Result<Self, EngineError> {
-        if text.contains(['#', '*', '-', '|', '+']) {
+        if text.contains(LEVEL_LAYER_CHARS) {
+            ObstacleBoard::parse(text).map(Self::obstacles)
+        } else if text.contains(['#', '*', '-', '|', '+']) {
             LevelBoard::parse(text).map(Self::layered)
         } else {
             Ok(Board::parse(text)?.into())
@@ -72,6 +119,9 @@ impl SwapBoard {
     /// # Errors
     /// As [`SwapBoard::parse`].
     pub fn parse_with_layers(text: &str) -> Result<Self, EngineError> {
+        if text.contains(LEVEL_LAYER_CHARS) {
+            return ObstacleBoard::parse(text).map(Self::obstacles);
+        }
         LevelBoard::parse(text).map(Self::layered)
     }
 
@@ -79,27 +129,81 @@ impl SwapBoard {
         Self(Storage::Layered(level))
     }
 
+    pub(crate) fn obstacles(board: ObstacleBoard) -> Self {
+        Self(Storage::Obstacles(Box::new(board)))
+    }
+
     /// The colours: 0 for empty cells, holes and colour bombs.
     pub fn colors(&self) -> &Board {
         match &self.0 {
             Storage::Plain(board) => board,
             Storage::Layered(level) => level.board(),
+            Storage::Obstacles(board) => board.level().board(),
         }
     }
 
-    /// True when the board carries a hole layer and a piece-kind layer.
+    /// True when the board carries a hole layer and a piece-kind layer (and maybe the level
+    /// layers of section 8).
     pub fn has_layers(&self) -> bool {
-        matches!(self.0, Storage::Layered(_))
+        !matches!(self.0, Storage::Plain(_))
+    }
+
+    /// True when the board carries the level layers of docs/rules.md section 8 (jelly,
+    /// blockers, locks, exits; set whenever a board has one of them or an ingredient).
+    pub fn has_level_layers(&self) -> bool {
+        matches!(self.0, Storage::Obstacles(_))
     }
 
     /// The hole flags, row-major, when the board has layers.
     pub fn holes(&self) -> Option<&[bool]> {
-        self.as_layered().map(LevelBoard::holes)
+        self.any_level().map(LevelBoard::holes)
     }
 
     /// The piece kinds, row-major, when the board has layers.
     pub fn kinds(&self) -> Option<&[PieceKind]> {
-        self.as_layered().map(LevelBoard::kinds)
+        self.any_level().map(LevelBoard::kinds)
+    }
+
+    /// Jelly layers per cell (`0..=2`), row-major, when the board has level layers.
+    pub fn jelly(&self) -> Option<&[u8]> {
+        self.as_obstacles().map(ObstacleBoard::jelly)
+    }
+
+    /// Blocker hit points per cell (`0..=5`, 0: no blocker), row-major, when the board has
+    /// level layers.
+    pub fn blockers(&self) -> Option<&[u8]> {
+        self.as_obstacles().map(ObstacleBoard::blockers)
+    }
+
+    /// Lock flags, row-major, when the board has level layers.
+    pub fn locks(&self) -> Option<&[bool]> {
+        self.as_obstacles().map(ObstacleBoard::locks)
+    }
+
+    /// Exit flags, row-major, when the board has level layers (the default exits when none
+    /// were given: in each column with a non-hole cell, its lowest one).
+    pub fn exits(&self) -> Option<&[bool]> {
+        self.as_obstacles().map(ObstacleBoard::exits)
+    }
+
+    /// Number of jelly layers on the board (0 without level layers).
+    pub fn jelly_left(&self) -> u64 {
+        self.as_obstacles().map_or(0, ObstacleBoard::jelly_left)
+    }
+
+    /// Number of blockers on the board (0 without level layers).
+    pub fn blockers_left(&self) -> u64 {
+        self.as_obstacles().map_or(0, ObstacleBoard::blockers_left)
+    }
+
+    /// Number of ingredients on the board.
+    pub fn ingredients_left(&self) -> u64 {
+        self.kinds().map_or(0, |kinds| {
+            kinds
+                .iter()
+                .filter(|&&kind| kind == PieceKind::Ingredient)
+                .count() as u64
+        })
     }
 
     /// Number of columns, `1..=64`.
@@ -114,12 +218,12 @@ impl SwapBoard {
 
     /// True when cell `index` (row-major, below `width * height`) is a hole.
     pub fn is_hole(&self, index: usize) -> bool {
-        self.as_layered().is_some_and(|level| level.is_hole(index))
+        self.any_level().is_some_and(|level| level.is_hole(index))
     }
 
     /// The kind of cell `index` (row-major, below `width * height`).
     pub fn kind(&self, index: usize) -> PieceKind {
-        self.as_layered()
+        self.any_level()
             .map_or(PieceKind::Normal, |level| level.kind(index))
     }
 
@@ -128,25 +232,37 @@ impl SwapBoard {
         match &self.0 {
             Storage::Plain(board) => board.at(index) != crate::board::EMPTY,
             Storage::Layered(level) => level.is_tile(index),
+            Storage::Obstacles(board) => board.level().is_tile(index),
         }
     }
 
-    /// The cells that are neither a hole nor hold a tile, row-major.
+    /// The cells that are neither a hole nor hold a piece (on a board with level layers: nor a
+    /// blocker), row-major.
     pub fn empty_cells(&self) -> Vec<Position> {
+        if let Storage::Obstacles(board) = &self.0 {
+            let level = board.level();
+            return (0..level.len())
+                .filter(|&i| !level.is_hole(i) && !board.is_fixed(i) && !board.is_piece(i))
+                .map(|i| level.board().position_of(i))
+                .collect();
+        }
         match &self.0 {
             Storage::Plain(board) => (0..board.cells().len())
                 .filter(|&i| board.at(i) == crate::board::EMPTY)
                 .map(|i| board.position_of(i))
                 .collect(),
             Storage::Layered(level) => level.empty_cells(),
+            Storage::Obstacles(_) => unreachable!("handled above"),
         }
     }
 
-    /// True when some cell that is not a hole holds no tile.
+    /// True when some cell that is not a hole holds no tile (on a board with level layers:
+    /// no piece and no blocker).
     pub fn has_empty_cell(&self) -> bool {
         match &self.0 {
             Storage::Plain(board) => board.has_empty_cell(),
             Storage::Layered(level) => level.has_empty_cell(),
+            Storage::Obstacles(_) => !self.empty_cells().is_empty(),
         }
     }
 
@@ -154,40 +270,79 @@ impl SwapBoard {
     /// byte per cell, row-major (the collapse family's [`crate::board_digest`]); a board with
     /// layers adds one more byte per cell, row-major: 255 for a hole, else the cell's kind as
     /// its `PieceKind` proto number with NORMAL as 0 (STRIPED_H 2, STRIPED_V 3, WRAPPED 4,
-    /// COLOR_BOMB 5).
+    /// COLOR_BOMB 5, INGREDIENT 6). A board with level layers adds four bytes per cell,
+    /// row-major, after that digest's input and hashes the level digest with them: jelly
+    /// layers, blocker hit points, 1 for a lock, 1 for an exit.
     pub fn digest(&self) -> [u8; 32] {
         match &self.0 {
             Storage::Plain(board) => board_digest(board),
             Storage::Layered(level) => level_board_digest(level),
+            Storage::Obstacles(board) => board.digest(),
         }
     }
 
-    /// The board with layers, when it has them.
+    /// The board with holes and kinds only (section 6), when it is one.
     pub(crate) fn as_layered(&self) -> Option<&LevelBoard> {
         match &self.0 {
-            Storage::Plain(_) => None,
+            Storage::Plain(_) | Storage::Obstacles(_) => None,
             Storage::Layered(level) => Some(level),
         }
     }
 
-    /// The colours of a board without layers, or the board with layers.
-    pub(crate) fn into_storage(self) -> Result<Board, LevelBoard> {
-        match self.0 {
-            Storage::Plain(board) => Ok(board),
-            Storage::Layered(level) => Err(level),
+    /// The board with level layers, when it is one.
+    pub(crate) fn as_obstacles(&self) -> Option<&ObstacleBoard> {
+        match &self.0 {
+            Storage::Obstacles(board) => Some(board),
+            _ => None,
         }
     }
 
-    /// This board with layers (empty ones, when it had none).
-    pub(crate) fn into_layered(self) -> LevelBoard {
-        match self.0 {
-            Storage::Plain(board) => {
-                let cells = board.cells().len();
-                LevelBoard::from_parts(board, vec![false; cells], vec![PieceKind::Normal; cells])
-            }
-            Storage::Layered(level) => level,
+    /// The holes and kinds of a board with layers of either kind.
+    fn any_level(&self) -> Option<&LevelBoard> {
+        match &self.0 {
+            Storage::Plain(_) => None,
+            Storage::Layered(level) => Some(level),
+            Storage::Obstacles(board) => Some(board.level()),
         }
     }
+
+    /// The board's storage, by path.
+    pub(crate) fn into_storage(self) -> BoardStorage {
+        match self.0 {
+            Storage::Plain(board) => BoardStorage::Plain(board),
+            Storage::Layered(level) => BoardStorage::Layered(level),
+            Storage::Obstacles(board) => BoardStorage::Obstacles(*board),
+        }
+    }
+}
+
+impl SwapBoard {
+    /// This board with level layers (none set, the default exits, when it had none): how
+    /// level play keeps every board, so its moves always take the path of section 8.
+    pub(crate) fn into_obstacles(self) -> ObstacleBoard {
+        let level = match self.into_storage() {
+            BoardStorage::Obstacles(board) => return board,
+            BoardStorage::Plain(board) => empty_layers(board),
+            BoardStorage::Layered(level) => level,
+        };
+        ObstacleBoard::with_default_layers(level)
+    }
+}
+
+/// A swap board taken apart by the path its moves take.
+pub(crate) enum BoardStorage {
+    /// Without layers.
+    Plain(Board),
+    /// With holes and kinds (section 6).
+    Layered(LevelBoard),
+    /// With level layers (section 8).
+    Obstacles(ObstacleBoard),
+}
+
+/// Empty hole and kind layers over `board`.
+pub(crate) fn empty_layers(board: Board) -> LevelBoard {
+    let cells = board.cells().len();
+    LevelBoard::from_parts(board, vec![false; cells], vec![PieceKind::Normal; cells])
 }
 
 impl fmt::Display for SwapBoard {
@@ -196,6 +351,7 @@ impl fmt::Display for SwapBoard {
         match &self.0 {
             Storage::Plain(board) => board.fmt(f),
             Storage::Layered(level) => level.fmt(f),
+            Storage::Obstacles(board) => board.fmt(f),
         }
     }
 }

@@ -9,7 +9,7 @@ use rand::Rng;
 
 use super::board::SwapBoard;
 use super::pieces::Special;
-use super::step::{CascadeOptions, CascadeStep, Refill, StepSink};
+use super::step::{CascadeOptions, CascadeStep, Hit, Refill, StepSink};
 use crate::bitboard::{CellSet, ColorPlanes};
 use crate::board::Position;
 use crate::error::EngineError;
@@ -70,6 +70,20 @@ pub(crate) struct StepClearing {
     pub(crate) created: Vec<Special>,
     /// Cells cleared outside the groups, row-major.
     pub(crate) effect_cleared: Vec<Position>,
+    /// The hit cells that carry a level layer, row-major (docs/rules.md section 8).
+    pub(crate) hits: Vec<Hit>,
+}
+
+/// What settling after a step's clearing did.
+pub(crate) struct StepSettling {
+    /// The moves, as [`CascadeStep::falls`].
+    pub(crate) falls: Vec<Fall>,
+    /// The spawns, as [`CascadeStep::spawns`].
+    pub(crate) spawns: Vec<Spawn>,
+    /// The ingredients collected, as [`CascadeStep::collected`].
+    pub(crate) collected: Vec<Position>,
+    /// The colours of the moved and spawned tiles (bit `c` for colour `c`).
+    pub(crate) changed_colors: u32,
 }
 
 /// A board in the middle of a cascade, with what its rules keep from step to step.
@@ -87,6 +101,24 @@ pub(crate) trait CascadeBoard {
     /// Clears the step found, creating special pieces when `specials`.
     fn clear(&mut self, groups: &[Group], specials: bool) -> StepClearing;
 
+    /// Gravity and refill under `refill` after the step's clearing.
+    fn settle_and_refill<R: Rng + ?Sized>(
+        &mut self,
+        refill: Refill,
+        rng: &mut R,
+        record: bool,
+    ) -> StepSettling;
+
+    /// Ends the step: where the next step's runs can be.
+    fn end_step(&mut self, search: RunSearch);
+
+    /// A copy of the board, for a recorded step.
+    fn to_board(&self) -> SwapBoard;
+}
+
+/// A board whose gravity and refill are two separate passes (docs/rules.md sections 2 and 6):
+/// every tile falls, then every empty cell is refilled.
+pub(crate) trait SplitSettling {
     /// Gravity on the cleared columns; the falls when `record`, and the colours of the moved
     /// tiles (bit `c` for colour `c`).
     fn settle(&mut self, record: bool) -> (Vec<Fall>, u32);
@@ -99,12 +131,31 @@ pub(crate) trait CascadeBoard {
         rng: &mut R,
         record: bool,
     ) -> (Vec<Spawn>, u32);
+}
 
-    /// Ends the step: where the next step's runs can be.
-    fn end_step(&mut self, search: RunSearch);
-
-    /// A copy of the board, for a recorded step.
-    fn to_board(&self) -> SwapBoard;
+/// [`CascadeBoard::settle_and_refill`] of a [`SplitSettling`] board: gravity, then refill.
+#[inline]
+pub(crate) fn settle_then_refill<B: SplitSettling, R: Rng + ?Sized>(
+    board: &mut B,
+    refill: Refill,
+    rng: &mut R,
+    record: bool,
+) -> StepSettling {
+    let (falls, mut changed_colors) = board.settle(record);
+    let spawns = match refill {
+        Refill::Random { colors } => {
+            let (spawns, drawn) = board.refill(colors, rng, record);
+            changed_colors |= drawn;
+            spawns
+        }
+        Refill::None => Vec::new(),
+    };
+    StepSettling {
+        falls,
+        spawns,
+        collected: Vec::new(),
+        changed_colors,
+    }
 }
 
 /// What a cascade did, its steps aside.
@@ -168,15 +219,12 @@ where
         totals.score += score;
         totals.cleared += clearing.count as u64;
         totals.specials_created += clearing.created.len() as u64;
-        let (falls, mut changed_colors) = board.settle(RECORD);
-        let spawns = match options.refill {
-            Refill::Random { colors } => {
-                let (spawns, drawn) = board.refill(colors, rng, RECORD);
-                changed_colors |= drawn;
-                spawns
-            }
-            Refill::None => Vec::new(),
-        };
+        let StepSettling {
+            falls,
+            spawns,
+            collected,
+            mut changed_colors,
+        } = board.settle_and_refill(options.refill, rng, RECORD);
         // New runs hold a changed cell (a moved, spawned or created tile): they have its
         // colour and start no lower than the lowest cleared row. Every other cell is as it
         // was, and the step cleared every run of the board it started from.
@@ -194,8 +242,10 @@ where
                 fired: clearing.fired,
                 created: clearing.created,
                 effect_cleared: clearing.effect_cleared,
+                hits: clearing.hits,
                 falls,
                 spawns,
+                collected,
                 score,
                 board: board.to_board(),
             };
@@ -215,11 +265,10 @@ where
 /// [`EngineError::CascadeStopped`] when `sink` stops the resolution there.
 pub(crate) fn hand_settling_step<S: StepSink + ?Sized>(
     sink: &mut S,
-    falls: Vec<Fall>,
-    spawns: Vec<Spawn>,
+    (falls, spawns, collected): (Vec<Fall>, Vec<Spawn>, Vec<Position>),
     board: impl FnOnce() -> SwapBoard,
 ) -> Result<u32, EngineError> {
-    if falls.is_empty() && spawns.is_empty() {
+    if falls.is_empty() && spawns.is_empty() && collected.is_empty() {
         return Ok(0);
     }
     let step = CascadeStep {
@@ -228,8 +277,10 @@ pub(crate) fn hand_settling_step<S: StepSink + ?Sized>(
         fired: Vec::new(),
         created: Vec::new(),
         effect_cleared: Vec::new(),
+        hits: Vec::new(),
         falls,
         spawns,
+        collected,
         score: 0,
         board: board(),
     };

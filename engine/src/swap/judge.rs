@@ -2,16 +2,18 @@
 //! swap, every valid swap, their number, and the dead check.
 
 use super::level::{self, Combination};
+use super::obstacles;
 use super::stable::{Stable, StableBoard};
 use crate::moves::{self, Swap, SwapVerdict};
 
-/// Judges `swap` on a stable board, in the order OUT_OF_BOUNDS, HOLE, NOT_ADJACENT,
-/// EMPTY_CELL, then OK for a swap that leaves `a` or `b` matched (or, on a board with special
+/// Judges `swap` on a stable board, in the order OUT_OF_BOUNDS, HOLE, BLOCKED (level layers
+/// only), NOT_ADJACENT, EMPTY_CELL, then OK for a swap that leaves `a` or `b` matched (or, on a board with special
 /// pieces, makes a combination), else NO_MATCH.
 pub fn judge_swap(board: &StableBoard, swap: Swap) -> SwapVerdict {
     match &board.0 {
         Stable::Plain(plain) => moves::judge_swap(plain, swap),
         Stable::Layered(level) => level::judge_level_swap(level.level(), swap).0,
+        Stable::Obstacles(board) => obstacles::judge_obstacle_swap(board.board(), swap).0,
     }
 }
 
@@ -21,6 +23,10 @@ pub fn valid_swaps(board: &StableBoard) -> Vec<Swap> {
     match &board.0 {
         Stable::Plain(plain) => moves::valid_swaps(plain),
         Stable::Layered(level) => level::level_valid_swaps(level)
+            .into_iter()
+            .map(|(swap, _)| swap)
+            .collect(),
+        Stable::Obstacles(board) => obstacles::obstacle_valid_swaps(board.board())
             .into_iter()
             .map(|(swap, _)| swap)
             .collect(),
@@ -36,6 +42,7 @@ pub fn valid_swaps_with_combinations(board: &StableBoard) -> Vec<(Swap, Option<C
             .map(|swap| (swap, None))
             .collect(),
         Stable::Layered(level) => level::level_valid_swaps(level),
+        Stable::Obstacles(board) => obstacles::obstacle_valid_swaps(board.board()),
     }
 }
 
@@ -44,6 +51,7 @@ pub fn count_valid_swaps(board: &StableBoard) -> usize {
     match &board.0 {
         Stable::Plain(plain) => moves::count_valid_swaps(plain),
         Stable::Layered(level) => level::count_level_valid_swaps(level),
+        Stable::Obstacles(board) => obstacles::obstacle_valid_swaps(board.board()).len(),
     }
 }
 
@@ -52,6 +60,7 @@ pub fn is_dead(board: &StableBoard) -> bool {
     match &board.0 {
         Stable::Plain(plain) => moves::is_dead(plain),
         Stable::Layered(level) => level::count_level_valid_swaps(level) == 0,
+        Stable::Obstacles(board) => obstacles::first_obstacle_swap_from(board.board(), 0).is_none(),
     }
 }
 
@@ -81,5 +90,6 @@ pub fn first_valid_swap_from(board: &StableBoard, start: usize) -> Option<Swap> 
                 .find(|swap| number(swap) >= start)
                 .or_else(|| swaps.first().map(|(swap, _)| *swap))
         }
+        Stable::Obstacles(board) => obstacles::first_obstacle_swap_from(board.board(), start),
     }
 }

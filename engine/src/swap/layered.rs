@@ -54,12 +54,16 @@ impl LevelBoard {
                 if color != EMPTY {
                     return Err(LevelError::TileOnHole { index, color });
                 }
-                if kind.is_special() {
+                if kind != PieceKind::Normal {
                     return Err(LevelError::KindOnHole { index });
                 }
             } else if kind == PieceKind::ColorBomb {
                 if color != EMPTY {
                     return Err(LevelError::ColorOnBomb { index, color });
+                }
+            } else if kind == PieceKind::Ingredient {
+                if color != EMPTY {
+                    return Err(LevelError::ColorOnIngredient { index, color });
                 }
             } else if kind.is_special() && color == EMPTY {
                 return Err(LevelError::KindOnEmpty { index });
@@ -264,6 +268,7 @@ pub(crate) fn level_board_digest(level: &LevelBoard) -> [u8; 32] {
                     PieceKind::StripedV => 3,
                     PieceKind::Wrapped => 4,
                     PieceKind::ColorBomb => 5,
+                    PieceKind::Ingredient => 6,
                 }
             }
         })

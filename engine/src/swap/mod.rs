@@ -10,6 +10,9 @@ mod cascade_loop;
 mod judge;
 mod layered;
 mod level;
+mod level_game;
+mod level_layers;
+mod obstacles;
 mod pieces;
 mod policy;
 mod resolve;
@@ -25,6 +28,12 @@ pub use judge::{
     valid_swaps_with_combinations,
 };
 pub use level::Combination;
+pub use level_game::{
+    Goal, GoalProgress, Level, LevelMove, LevelPolicy, LevelSimulation, LevelStart, LevelState,
+    MovesLeft, generate_on_layout, play_level_move, simulate_level,
+};
+pub use level_layers::LevelLayers;
+pub use obstacles::LevelTally;
 pub use pieces::{PieceKind, Special, cell_text};
 pub use policy::{GameTotals, Policy, RankedSwap, best_swap, play_game, ranked_swaps};
 pub use resolve::{
@@ -33,6 +42,6 @@ pub use resolve::{
 };
 pub use stable::{StableBoard, is_stable};
 pub use step::{
-    CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, PlayedMove,
+    CascadeOptions, CascadeOutcome, CascadeStep, CascadeSummary, CertainOutcome, Hit, PlayedMove,
     Refill, StepSink,
 };

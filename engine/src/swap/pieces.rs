@@ -20,12 +20,16 @@ pub enum PieceKind {
     Wrapped,
     /// Fires on every tile of the most common colour at the start of the step.
     ColorBomb,
+    /// An ingredient (docs/rules.md section 8): no colour (its cell value is 0), never matches,
+    /// is never cleared, falls like a tile, may be swapped, and leaves the board at an exit.
+    /// Not a special.
+    Ingredient,
 }
 
 impl PieceKind {
-    /// Any kind but [`PieceKind::Normal`].
+    /// Any kind but [`PieceKind::Normal`] and [`PieceKind::Ingredient`].
     pub fn is_special(self) -> bool {
-        self != Self::Normal
+        !matches!(self, Self::Normal | Self::Ingredient)
     }
 
     /// [`PieceKind::StripedH`] or [`PieceKind::StripedV`].
@@ -40,7 +44,7 @@ impl PieceKind {
             Self::StripedH => Some('-'),
             Self::StripedV => Some('|'),
             Self::Wrapped => Some('+'),
-            Self::Normal | Self::ColorBomb => None,
+            Self::Normal | Self::ColorBomb | Self::Ingredient => None,
         }
     }
 }
@@ -68,6 +72,9 @@ pub(crate) fn write_cell(
     }
     if kind == PieceKind::ColorBomb {
         return f.write_char('*');
+    }
+    if kind == PieceKind::Ingredient {
+        return f.write_char('@');
     }
     f.write_char(color_char(color))?;
     match kind.suffix() {

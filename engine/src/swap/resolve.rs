@@ -6,10 +6,11 @@
 
 use rand::Rng;
 
-use super::board::SwapBoard;
+use super::board::{BoardStorage, SwapBoard, empty_layers};
 use super::cascade;
 use super::level;
 use super::level::{Combination, StableLevel};
+use super::obstacles::{self, LevelTally, StableObstacles};
 use super::stable::{Stable, StableBoard};
 use super::step::{
     CascadeOptions, CascadeOutcome, CascadeSummary, CertainOutcome, PlayedMove, Refill, StepSink,
@@ -19,11 +20,13 @@ use crate::error::EngineError;
 use crate::moves::{Swap, SwapVerdict};
 use crate::runs::Group;
 use crate::stable::StablePlain;
+use crate::swap::cascade_loop::CascadeTotals;
 
 /// The path one call takes: the plain bitboards, or the layered ones.
 enum Path {
     Plain(StablePlain),
     Layered(StableLevel),
+    Obstacles(StableObstacles),
 }
 
 impl Path {
@@ -31,8 +34,9 @@ impl Path {
     fn of(board: StableBoard, options: &CascadeOptions) -> Self {
         match board.0 {
             Stable::Plain(plain) if !options.specials => Self::Plain(plain),
-            Stable::Plain(plain) => Self::Layered(StableBoard::from(plain).into_layered()),
+            Stable::Plain(plain) => Self::Layered(plain.into_layered()),
             Stable::Layered(level) => Self::Layered(level),
+            Stable::Obstacles(board) => Self::Obstacles(*board),
         }
     }
 }
@@ -70,6 +74,16 @@ pub fn resolve_swap_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
     match Path::of(board, &options) {
         Path::Plain(plain) => cascade::resolve_swap_into(plain, swap, options, rng, sink),
         Path::Layered(level) => level::resolve_level_swap_into(level, swap, options, rng, sink),
+        Path::Obstacles(board) => {
+            let tally = &mut LevelTally::default();
+            let (summary, _) = obstacles::obstacle_swap::<true, R, S>(
+                board.into_board(),
+                swap,
+                options,
+                (rng, sink, tally),
+            )?;
+            Ok(summary)
+        }
     }
 }
 
@@ -100,14 +114,19 @@ pub fn resolve_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
     sink: &mut S,
 ) -> Result<CascadeSummary, EngineError> {
     match board.into_storage() {
-        Ok(plain) if !options.specials => cascade::resolve_board_into(plain, options, rng, sink),
-        Ok(plain) => level::resolve_level_board_into(
-            SwapBoard::from(plain).into_layered(),
-            options,
-            rng,
-            sink,
-        ),
-        Err(layered) => level::resolve_level_board_into(layered, options, rng, sink),
+        BoardStorage::Plain(plain) if !options.specials => {
+            cascade::resolve_board_into(plain, options, rng, sink)
+        }
+        BoardStorage::Plain(plain) => {
+            level::resolve_level_board_into(empty_layers(plain), options, rng, sink)
+        }
+        BoardStorage::Layered(layered) => {
+            level::resolve_level_board_into(layered, options, rng, sink)
+        }
+        BoardStorage::Obstacles(board) => {
+            let tally = &mut LevelTally::default();
+            obstacles::resolve_obstacle_board_into(board, options, (rng, sink, tally))
+        }
     }
 }
 
@@ -141,6 +160,7 @@ pub fn preview_swap(board: &StableBoard, swap: Swap) -> SwapPreview {
             (verdict, None, groups)
         }
         Stable::Layered(level) => level::preview_level_swap(level, swap),
+        Stable::Obstacles(board) => obstacles::preview_obstacle_swap(board.board(), swap),
     };
     SwapPreview {
         verdict,
@@ -156,8 +176,13 @@ impl PlayedMove {
             return None;
         }
         Some(match self.board.into_storage() {
-            Ok(plain) => StablePlain::with_planes(plain, self.plain_planes?).into(),
-            Err(layered) => StableLevel::new_unchecked(layered).into(),
+            BoardStorage::Plain(plain) => {
+                StablePlain::with_planes(plain, self.plain_planes?).into()
+            }
+            BoardStorage::Layered(layered) => StableLevel::new_unchecked(layered).into(),
+            // Stable under the move's refill mode; a board left with an empty top slot under
+            // NONE refill is not stable under RANDOM.
+            BoardStorage::Obstacles(board) => StableObstacles::try_from(board).ok()?.into(),
         })
     }
 }
@@ -180,18 +205,34 @@ pub fn play_swap<R: Rng + ?Sized>(
         Path::Plain(plain) => cascade::play_swap(plain, swap, options, rng),
         Path::Layered(level) => {
             let (summary, totals) = level::play_level_swap(level, swap, options, rng)?;
-            Ok(PlayedMove {
-                board: summary.board,
-                steps: summary.steps,
-                score: summary.total_score,
-                cleared: totals.cleared,
-                specials_created: totals.specials_created,
-                shuffled: summary.board_before_shuffle.is_some(),
-                dead: summary.dead,
-                stable: summary.stable,
-                plain_planes: None,
-            })
+            Ok(played_move(summary, totals))
         }
+        Path::Obstacles(board) => {
+            let tally = &mut LevelTally::default();
+            let sink = &mut Vec::new();
+            let (summary, totals) = obstacles::obstacle_swap::<false, R, _>(
+                board.into_board(),
+                swap,
+                options,
+                (rng, sink, tally),
+            )?;
+            Ok(played_move(summary, totals))
+        }
+    }
+}
+
+/// The [`PlayedMove`] of a move on a board with layers.
+pub(crate) fn played_move(summary: CascadeSummary, totals: CascadeTotals) -> PlayedMove {
+    PlayedMove {
+        board: summary.board,
+        steps: summary.steps,
+        score: summary.total_score,
+        cleared: totals.cleared,
+        specials_created: totals.specials_created,
+        shuffled: summary.board_before_shuffle.is_some(),
+        dead: summary.dead,
+        stable: summary.stable,
+        plain_planes: None,
     }
 }
 

@@ -3,8 +3,9 @@
 
 use std::fmt;
 
-use super::board::SwapBoard;
+use super::board::{BoardStorage, SwapBoard, empty_layers};
 use super::level::{LevelBoard, StableLevel};
+use super::obstacles::StableObstacles;
 use super::pieces::PieceKind;
 use crate::board::Board;
 use crate::error::EngineError;
@@ -23,6 +24,8 @@ pub struct StableBoard(pub(crate) Stable);
 pub(crate) enum Stable {
     Plain(StablePlain),
     Layered(StableLevel),
+    /// Boxed: much larger than the other two.
+    Obstacles(Box<StableObstacles>),
 }
 
 impl StableBoard {
@@ -31,12 +34,18 @@ impl StableBoard {
         match &self.0 {
             Stable::Plain(plain) => plain.board(),
             Stable::Layered(level) => level.level().board(),
+            Stable::Obstacles(board) => board.board().level().board(),
         }
     }
 
     /// True when the board carries a hole layer and a piece-kind layer.
     pub fn has_layers(&self) -> bool {
-        matches!(self.0, Stable::Layered(_))
+        !matches!(self.0, Stable::Plain(_))
+    }
+
+    /// True when the board carries the level layers of docs/rules.md section 8.
+    pub fn has_level_layers(&self) -> bool {
+        matches!(self.0, Stable::Obstacles(_))
     }
 
     /// The hole flags, row-major, when the board has layers.
@@ -59,6 +68,7 @@ impl StableBoard {
         match self.0 {
             Stable::Plain(plain) => plain.into_board().into(),
             Stable::Layered(level) => SwapBoard::layered(level.into_level()),
+            Stable::Obstacles(board) => SwapBoard::obstacles(board.into_board()),
         }
     }
 
@@ -66,20 +76,24 @@ impl StableBoard {
         match &self.0 {
             Stable::Plain(_) => None,
             Stable::Layered(level) => Some(level.level()),
+            Stable::Obstacles(board) => Some(board.board().level()),
         }
     }
+}
 
-    /// This board with layers (empty ones, when it had none), for a move played with
+impl StablePlain {
+    /// This board with empty hole and kind layers, for a move played with
     /// [`crate::CascadeOptions::specials`] on.
     pub(crate) fn into_layered(self) -> StableLevel {
-        match self.0 {
-            Stable::Plain(plain) => {
-                // The colours stay as they are: their planes serve the layered path too.
-                let (colors, planes) = plain.into_parts();
-                StableLevel::with_planes(SwapBoard::from(colors).into_layered(), planes)
-            }
-            Stable::Layered(level) => level,
-        }
+        // The colours stay as they are: their planes serve the layered path too.
+        let (colors, planes) = self.into_parts();
+        StableLevel::with_planes(empty_layers(colors), planes)
+    }
+}
+
+impl From<StableObstacles> for StableBoard {
+    fn from(board: StableObstacles) -> Self {
+        Self(Stable::Obstacles(Box::new(board)))
     }
 }
 
@@ -103,8 +117,9 @@ impl TryFrom<SwapBoard> for StableBoard {
     /// cells, each in row-major order.
     fn try_from(board: SwapBoard) -> Result<Self, Self::Error> {
         match board.into_storage() {
-            Ok(plain) => StablePlain::try_from(plain).map(Self::from),
-            Err(level) => StableLevel::try_from(level).map(Self::from),
+            BoardStorage::Plain(plain) => StablePlain::try_from(plain).map(Self::from),
+            BoardStorage::Layered(level) => StableLevel::try_from(level).map(Self::from),
+            BoardStorage::Obstacles(board) => StableObstacles::try_from(board).map(Self::from),
         }
     }
 }
@@ -127,6 +142,7 @@ impl fmt::Display for StableBoard {
         match &self.0 {
             Stable::Plain(plain) => plain.board().fmt(f),
             Stable::Layered(level) => level.level().fmt(f),
+            Stable::Obstacles(board) => board.board().fmt(f),
         }
     }
 }
@@ -142,8 +158,13 @@ impl fmt::Debug for StableBoard {
     }
 }
 
-/// True when `board` has no run and no empty cell (holes aside).
+/// True when `board` has no run and no empty cell (holes aside); on a board with level layers
+/// (docs/rules.md section 8), when it has no run, no ingredient on an exit, and settling it
+/// under RANDOM refill would change nothing (an empty slot no piece can reach may stay empty).
 pub fn is_stable(board: &SwapBoard) -> bool {
+    if let Some(board) = board.as_obstacles() {
+        return super::obstacles::is_obstacle_stable(board);
+    }
     match board.as_layered() {
         None => crate::stable::is_stable(board.colors()),
         Some(level) => super::level::is_level_stable(level),

@@ -57,14 +57,37 @@ pub struct CascadeStep {
     pub created: Vec<Special>,
     /// Cells cleared outside the groups (by a combination or a firing), row-major.
     pub effect_cleared: Vec<Position>,
-    /// Tiles moved by gravity, ordered by `from` in row-major order.
+    /// The hit cells that carry a layer (docs/rules.md section 8: jelly before the hit, a
+    /// blocker or a lock), row-major; empty on a board without level layers.
+    pub hits: Vec<Hit>,
+    /// Pieces moved by gravity, ordered by `from` in row-major order; on a board with level
+    /// layers, in time order (each settling round's straight falls by `from`, then its
+    /// diagonal slide; then those of re-settling after ingredients leave).
     pub falls: Vec<Fall>,
-    /// Cells filled by refill, row-major.
+    /// Cells filled by refill, in draw order (row-major; on a board with level layers,
+    /// row-major within each refill pass).
     pub spawns: Vec<Spawn>,
+    /// Ingredients collected at exits (docs/rules.md section 8), in time order, row-major
+    /// within one pass; empty on a board without level layers.
+    pub collected: Vec<Position>,
     /// `10 * k * (cells cleared)`: the groups' cells and `effect_cleared`.
     pub score: u64,
     /// The board after the step.
     pub board: SwapBoard,
+}
+
+/// A hit on a cell that carries a layer (docs/rules.md section 8), after the hit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Hit {
+    /// The cell.
+    pub position: Position,
+    /// Jelly layers left under it, `0..=2`.
+    pub jelly_left: u8,
+    /// The blocker's hit points left, `0..=5`: 0 when the hit destroyed it, and where there
+    /// was no blocker.
+    pub blocker_left: u8,
+    /// True when the hit removed the cell's lock.
+    pub lock_removed: bool,
 }
 
 /// Everything a resolution produced.

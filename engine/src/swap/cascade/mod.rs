@@ -8,7 +8,9 @@ pub(crate) use play::{certain_outcomes_while, play_swap};
 use rand::Rng;
 
 use super::board::SwapBoard;
-use super::cascade_loop::{self, CascadeBoard, RunSearch, StepClearing};
+use super::cascade_loop::{
+    self, CascadeBoard, RunSearch, SplitSettling, StepClearing, StepSettling, settle_then_refill,
+};
 use super::step::{CascadeOptions, CascadeSummary, Refill, StepSink};
 use crate::bitboard::{BitIter, CellSet, ColorPlanes};
 use crate::board::{Board, EMPTY, MAX_SIDE};
@@ -122,7 +124,9 @@ pub(crate) fn resolve_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
             );
         }
         settling_steps =
-            cascade_loop::hand_settling_step(sink, falls, spawns, || board.clone().into())?;
+            cascade_loop::hand_settling_step(sink, (falls, spawns, Vec::new()), || {
+                board.clone().into()
+            })?;
     }
     let planes = ColorPlanes::of(&board);
     let search = RunSearch::everywhere(board.height());
@@ -253,9 +257,35 @@ impl CascadeBoard for PlainCascade<'_> {
             fired: Vec::new(),
             created: Vec::new(),
             effect_cleared: Vec::new(),
+            hits: Vec::new(),
         }
     }
 
+    #[inline]
+    fn settle_and_refill<R: Rng + ?Sized>(
+        &mut self,
+        refill: Refill,
+        rng: &mut R,
+        record: bool,
+    ) -> StepSettling {
+        settle_then_refill(self, refill, rng, record)
+    }
+
+    #[inline]
+    fn end_step(&mut self, search: RunSearch) {
+        let width = self.board.width();
+        self.planes
+            .update_columns(self.board.cells(), width, self.columns, self.rows);
+        self.search = search;
+        debug_assert!(self.planes.describes(self.board));
+    }
+
+    fn to_board(&self) -> SwapBoard {
+        self.board.clone().into()
+    }
+}
+
+impl SplitSettling for PlainCascade<'_> {
     #[inline]
     fn settle(&mut self, record: bool) -> (Vec<Fall>, u32) {
         let mut falls = Vec::new();
@@ -280,19 +310,6 @@ impl CascadeBoard for PlainCascade<'_> {
             record.then_some(&mut spawns),
         );
         (spawns, drawn)
-    }
-
-    #[inline]
-    fn end_step(&mut self, search: RunSearch) {
-        let width = self.board.width();
-        self.planes
-            .update_columns(self.board.cells(), width, self.columns, self.rows);
-        self.search = search;
-        debug_assert!(self.planes.describes(self.board));
-    }
-
-    fn to_board(&self) -> SwapBoard {
-        self.board.clone().into()
     }
 }
 

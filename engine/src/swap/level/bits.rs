@@ -21,7 +21,7 @@ pub(crate) struct KindMasks {
 
 impl KindMasks {
     /// The masks of `level`, whose colour planes are `planes`.
-    pub(super) fn of(level: &LevelBoard, planes: &ColorPlanes) -> Self {
+    pub(in crate::swap) fn of(level: &LevelBoard, planes: &ColorPlanes) -> Self {
         let (width, height) = (level.width(), level.height());
         let mut masks = Self {
             tiles: CellSet::new(),
@@ -32,7 +32,7 @@ impl KindMasks {
             let (mut specials, mut bombs) = (0u64, 0u64);
             // Specials are few: one test per cell, work only for the specials.
             for (col, &kind) in line.iter().enumerate() {
-                if kind != PieceKind::Normal {
+                if kind.is_special() {
                     specials |= 1 << col;
                     if kind == PieceKind::ColorBomb {
                         bombs |= 1 << col;
@@ -50,7 +50,11 @@ impl KindMasks {
     }
 
     /// Exchanges the tiles of cells `(a_row, a_col)` and `(b_row, b_col)`, both holding one.
-    pub(super) fn exchange(&mut self, (a_row, a_col): (usize, u32), (b_row, b_col): (usize, u32)) {
+    pub(in crate::swap) fn exchange(
+        &mut self,
+        (a_row, a_col): (usize, u32),
+        (b_row, b_col): (usize, u32),
+    ) {
         for set in [&mut self.specials, &mut self.bombs] {
             let a = set.row(a_row) >> a_col & 1;
             let b = set.row(b_row) >> b_col & 1;

@@ -22,7 +22,8 @@ use crate::moves::{Swap, SwapVerdict};
 use crate::runs::{Group, find_groups, groups_of};
 use crate::swap::board::SwapBoard;
 use crate::swap::cascade_loop::{
-    CascadeBoard, CascadeTotals, RunSearch, StepClearing, hand_settling_step, run_cascade,
+    CascadeBoard, CascadeTotals, RunSearch, SplitSettling, StepClearing, StepSettling,
+    hand_settling_step, run_cascade, settle_then_refill,
 };
 use crate::swap::step::{CascadeOptions, CascadeStep, CascadeSummary, Refill, StepSink};
 
@@ -158,8 +159,9 @@ pub(crate) fn resolve_level_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
             Refill::Random { colors } => level_refill(&mut board, colors, rng),
             Refill::None => Vec::new(),
         };
-        settling_steps =
-            hand_settling_step(sink, falls, spawns, || SwapBoard::layered(board.clone()))?;
+        settling_steps = hand_settling_step(sink, (falls, spawns, Vec::new()), || {
+            SwapBoard::layered(board.clone())
+        })?;
     }
     let height = board.height();
     let planes = ColorPlanes::of_by_cells(board.board());
@@ -294,6 +296,32 @@ impl CascadeBoard for LevelCascade<'_, '_> {
     }
 
     #[inline]
+    fn settle_and_refill<R: Rng + ?Sized>(
+        &mut self,
+        refill: Refill,
+        rng: &mut R,
+        record: bool,
+    ) -> StepSettling {
+        settle_then_refill(self, refill, rng, record)
+    }
+
+    #[inline]
+    fn end_step(&mut self, search: RunSearch) {
+        // In a combination's step, which clears no groups, every run passes through one of
+        // the two swapped tiles (the board was stable before the swap), and the step clears
+        // both: the search of the changed cells covers every run here too.
+        self.scratch.search = search;
+        debug_assert!(self.scratch.planes.describes(self.board.board()));
+        debug_assert!(*self.scratch.masks == KindMasks::of(self.board, &self.scratch.planes));
+    }
+
+    fn to_board(&self) -> SwapBoard {
+        SwapBoard::layered(self.board.clone())
+    }
+}
+
+impl SplitSettling for LevelCascade<'_, '_> {
+    #[inline]
     fn settle(&mut self, _record: bool) -> (Vec<Fall>, u32) {
         let scratch = &mut *self.scratch;
         #[cfg(debug_assertions)]
@@ -334,20 +362,6 @@ impl CascadeBoard for LevelCascade<'_, '_> {
             .iter()
             .fold(0, |drawn, spawn| drawn | 1 << spawn.color);
         (spawns, drawn)
-    }
-
-    #[inline]
-    fn end_step(&mut self, search: RunSearch) {
-        // In a combination's step, which clears no groups, every run passes through one of
-        // the two swapped tiles (the board was stable before the swap), and the step clears
-        // both: the search of the changed cells covers every run here too.
-        self.scratch.search = search;
-        debug_assert!(self.scratch.planes.describes(self.board.board()));
-        debug_assert!(*self.scratch.masks == KindMasks::of(self.board, &self.scratch.planes));
-    }
-
-    fn to_board(&self) -> SwapBoard {
-        SwapBoard::layered(self.board.clone())
     }
 }
 

@@ -16,29 +16,40 @@ use crate::swap::cascade_loop::StepClearing;
 /// The swap that starts a cascade: its cells after the exchange (`b` holds `a`'s tile) and
 /// its combination.
 #[derive(Clone, Copy)]
-pub(super) struct Trigger {
+pub(in crate::swap) struct Trigger {
     /// The cell `a` of the swap (row-major index), which now holds `b`'s tile.
-    pub(super) a: usize,
+    pub(in crate::swap) a: usize,
     /// The cell `b` of the swap, which now holds `a`'s tile.
-    pub(super) b: usize,
+    pub(in crate::swap) b: usize,
     /// The combination the two tiles make, if any.
-    pub(super) combination: Option<Combination>,
+    pub(in crate::swap) combination: Option<Combination>,
 }
 
 /// The cells of one step, in buffers reused from step to step.
-pub(super) struct StepCells {
+pub(in crate::swap) struct StepCells {
     /// The cells the step clears.
-    pub(super) cleared: CellSet,
+    pub(in crate::swap) cleared: CellSet,
     /// The cells of the step's groups (its matched cells; none in a combination's step 1).
-    pub(super) in_group: CellSet,
+    pub(in crate::swap) in_group: CellSet,
+    /// Input: the locked tiles (docs/rules.md section 8; none on a board without locks). A
+    /// locked tile the step reaches is not cleared and does not fire: it goes to `unlocked`.
+    pub(in crate::swap) locked: CellSet,
+    /// The locked tiles the step reached (in a group, or in an effect's area).
+    pub(in crate::swap) unlocked: CellSet,
+    /// Every cell inside the area of a combination or of a striped or wrapped firing (the
+    /// whole board for bomb + bomb), whatever it holds: where blockers are hit.
+    pub(in crate::swap) struck: CellSet,
 }
 
 impl StepCells {
     /// Empty buffers.
-    pub(super) fn new() -> Self {
+    pub(in crate::swap) fn new() -> Self {
         Self {
             cleared: CellSet::new(),
             in_group: CellSet::new(),
+            locked: CellSet::new(),
+            unlocked: CellSet::new(),
+            struck: CellSet::new(),
         }
     }
 }
@@ -98,7 +109,12 @@ fn combination_area(
 /// area; then every special so cleared fires, in queue order, until none is left; then the
 /// groups' specials are created (when `specials`, the rule of [`crate::CascadeOptions::specials`]). Leaves the cleared cells in `cells.cleared` and the planes and
 /// kind masks up to date; returns the counts and events.
-pub(super) fn clear_step(
+///
+/// With locks (`cells.locked`, docs/rules.md section 8), a locked tile the step reaches goes to
+/// `cells.unlocked` instead of `cells.cleared`; it does not fire, and a special is placed on a
+/// cleared cell of its group only. `cells.struck` gets the areas of the combination and the
+/// firings (for blockers).
+pub(in crate::swap) fn clear_step(
     board: &mut LevelBoard,
     (planes, masks): (&mut ColorPlanes, &mut KindMasks),
     cells: &mut StepCells,
@@ -108,8 +124,15 @@ pub(super) fn clear_step(
     specials: bool,
 ) -> StepClearing {
     let (width, height) = (board.width(), board.height());
-    let StepCells { cleared, in_group } = cells;
+    let StepCells {
+        cleared,
+        in_group,
+        locked,
+        unlocked,
+        struck,
+    } = cells;
     let tiles = &masks.tiles;
+    let full = u64::MAX >> (64 - width);
     debug_assert!(groups.iter().all(|group| {
         group
             .cells
@@ -119,9 +142,19 @@ pub(super) fn clear_step(
     // A combination's two tiles are consumed: cleared, never queued (as row and column bit).
     let consumed = combination
         .map(|(trigger, _)| [trigger.a, trigger.b].map(|i| (i / width, 1u64 << (i % width))));
+    let mut locked_in_groups = 0;
     for row in 0..height {
-        cleared.set_row(row, in_group.row(row));
+        let (group_line, locked_line) = (in_group.row(row), locked.row(row));
+        cleared.set_row(row, group_line & !locked_line);
+        unlocked.set_row(row, group_line & locked_line);
+        locked_in_groups += (group_line & locked_line).count_ones() as usize;
+        struck.set_row(row, 0);
     }
+    // The tiles of `mask` in row `row` are reached: cleared, or unlocked when locked.
+    let reach = |cleared: &mut CellSet, unlocked: &mut CellSet, row: usize, mask: u64| {
+        cleared.union_row(row, mask & !locked.row(row));
+        unlocked.union_row(row, mask & locked.row(row));
+    };
     // The colour whose cells fire as another kind than their own (bomb + striped / wrapped),
     // and the combination saying which (striped: by the cell's parity).
     let mut fire_as: Option<(u8, Combination)> = None;
@@ -140,7 +173,7 @@ pub(super) fn clear_step(
         match combination {
             Combination::BombNormal | Combination::BombStriped | Combination::BombWrapped => {
                 for row in 0..height {
-                    cleared.union_row(row, planes.row_of(c, row));
+                    reach(cleared, unlocked, row, planes.row_of(c, row));
                 }
                 if combination != Combination::BombNormal {
                     fire_as = Some((c, combination));
@@ -150,10 +183,12 @@ pub(super) fn clear_step(
                 let (rows, columns, column_rows) =
                     combination_area(combination, (b / width, b % width), height);
                 for row in rows {
-                    cleared.union_row(row, tiles.row(row));
+                    reach(cleared, unlocked, row, tiles.row(row));
+                    struck.union_row(row, full);
                 }
                 for row in column_rows {
-                    cleared.union_row(row, tiles.row(row) & columns);
+                    reach(cleared, unlocked, row, tiles.row(row) & columns);
+                    struck.union_row(row, columns & full);
                 }
             }
         }
@@ -208,7 +243,7 @@ pub(super) fn clear_step(
         let (at_row, col) = (position.row as usize, position.col as isize);
         // The rows the firing reaches, and the columns it clears there (among the tiles).
         let (rows, columns) = match kind {
-            PieceKind::Normal => (0..0, 0),
+            PieceKind::Normal | PieceKind::Ingredient => (0..0, 0),
             PieceKind::StripedH => (band(at_row, 0, height), u64::MAX),
             PieceKind::StripedV => (0..height, span(col, col)),
             PieceKind::Wrapped => (band(at_row, 1, height), span(col - 1, col + 1)),
@@ -223,12 +258,17 @@ pub(super) fn clear_step(
             let area = match color {
                 Some(color) => planes.row_of(color, row),
                 None if kind == PieceKind::ColorBomb => 0,
-                None => tiles.row(row) & columns,
+                None => {
+                    struck.union_row(row, columns & full);
+                    tiles.row(row) & columns
+                }
             };
-            let fresh = area & !cleared.row(row);
+            let fresh = area & !cleared.row(row) & !unlocked.row(row);
             if fresh == 0 {
                 continue;
             }
+            unlocked.union_row(row, fresh & locked.row(row));
+            let fresh = fresh & !locked.row(row);
             cleared.union_row(row, fresh);
             let firing = fresh & masks.specials.row(row);
             for col in BitIter(firing) {
@@ -244,14 +284,18 @@ pub(super) fn clear_step(
     for (row, &line) in cleared.rows()[..rows].iter().enumerate() {
         effect_count += (line & !in_group.row(row)).count_ones() as usize;
     }
-    // The groups partition the cells of `in_group`, all cleared.
-    let count = effect_count + groups.iter().map(|group| group.cells.len()).sum::<usize>();
+    // The groups partition the cells of `in_group`, all cleared but the locked ones.
+    let count = effect_count + groups.iter().map(|group| group.cells.len()).sum::<usize>()
+        - locked_in_groups;
     debug_assert_eq!(count, cleared.len_within(height));
     let swapped = trigger.map(|t| [t.a, t.b]);
     let mut created: Vec<Special> = if specials {
         groups
             .iter()
-            .filter_map(|group| creation(planes, height, group, width, swapped))
+            .filter_map(|group| {
+                let special = creation(planes, height, group, width, swapped)?;
+                on_cleared_cell(special, group, locked)
+            })
             .collect()
     } else {
         Vec::new()
@@ -295,7 +339,28 @@ pub(super) fn clear_step(
         fired,
         created,
         effect_cleared,
+        hits: Vec::new(),
     }
+}
+
+/// `special`, created by `group`, placed on a cell the step clears (docs/rules.md section 8):
+/// where creation put it unless that tile is locked (not cleared), else on the group's first
+/// unlocked cell, row-major; `None` when every cell of the group is locked.
+fn on_cleared_cell(special: Special, group: &Group, locked: &CellSet) -> Option<Special> {
+    let is_locked = |p: Position| locked.row(p.row as usize) >> p.col & 1 == 1;
+    if !is_locked(special.position) {
+        return Some(special);
+    }
+    let position = group
+        .cells
+        .iter()
+        .copied()
+        .filter(|&p| !is_locked(p))
+        .min()?;
+    Some(Special {
+        position,
+        ..special
+    })
 }
 
 #[cfg(test)]

@@ -24,7 +24,9 @@ pub(crate) use arrange::{generate_level_board, shuffle_level};
 pub(crate) use cascade::{
     play_level_swap, preview_level_swap, resolve_level_board_into, resolve_level_swap_into,
 };
+pub(in crate::swap) use clearing::{StepCells, Trigger, clear_step};
 pub use rules::Combination;
+pub(in crate::swap) use rules::exchange;
 pub(crate) use rules::{count_level_valid_swaps, judge_level_swap, level_valid_swaps};
 
 pub(crate) use super::layered::LevelBoard;

@@ -145,7 +145,7 @@ pub(super) fn valid_swaps_of(level: &LevelBoard, limit: usize) -> Vec<(Swap, Opt
 }
 
 /// Exchanges the tiles (colour and kind) of cells `a` and `b`.
-pub(super) fn exchange(level: &mut LevelBoard, a: usize, b: usize) {
+pub(in crate::swap) fn exchange(level: &mut LevelBoard, a: usize, b: usize) {
     let (colors, kinds, _) = level.parts_mut();
     colors.swap(a, b);
     kinds.swap(a, b);

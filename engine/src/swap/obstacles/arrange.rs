@@ -1,0 +1,183 @@
+//! Shuffle and generation on boards with level layers (docs/rules.md section 8): a shuffle
+//! permutes the tiles that are neither locked nor ingredients among their own cells, keeping
+//! each tile's kind; generation colours every slot of a layout.
+
+use rand::Rng;
+
+use super::judge::has_obstacle_swap;
+use crate::board::EMPTY;
+use crate::error::EngineError;
+use crate::swap::level_layers::ObstacleBoard;
+use crate::swap::pieces::PieceKind;
+
+/// Fresh fills tried before giving up.
+const ATTEMPTS: usize = 256;
+
+/// True when the line through `index` of `cells` (a `width`-column board; 0 breaks every line)
+/// holds a run of 3 or more of `index`'s colour, across or down.
+pub(super) fn run_through(cells: &[u8], width: usize, index: usize) -> bool {
+    let color = cells[index];
+    if color == EMPTY {
+        return false;
+    }
+    let height = cells.len() / width;
+    let (row, col) = (index / width, index % width);
+    let count = |dr: isize, dc: isize| {
+        let mut n = 0;
+        let (mut r, mut c) = (row as isize + dr, col as isize + dc);
+        while r >= 0
+            && c >= 0
+            && (r as usize) < height
+            && (c as usize) < width
+            && cells[r as usize * width + c as usize] == color
+        {
+            n += 1;
+            r += dr;
+            c += dc;
+        }
+        n
+    };
+    count(0, -1) + count(0, 1) >= 2 || count(-1, 0) + count(1, 0) >= 2
+}
+
+/// Fills the cells `slots` (row-major) of `cells`/`kinds` with the pieces of `pool` (colour,
+/// kind, count), each drawn by count among those that complete no run, restarting on a dead
+/// end; a fill must leave a valid swap on `layers` of `template`. At most [`ATTEMPTS`] fills.
+fn fill<R: Rng + ?Sized>(
+    template: &ObstacleBoard,
+    slots: &[usize],
+    pool: &[((u8, PieceKind), usize)],
+    rng: &mut R,
+) -> Option<ObstacleBoard> {
+    let width = template.level().width();
+    'attempt: for _ in 0..ATTEMPTS {
+        let mut board = template.clone();
+        let mut remaining: Vec<usize> = pool.iter().map(|&(_, count)| count).collect();
+        {
+            let (colors, kinds, _, _, _) = board.parts_mut();
+            for &index in slots {
+                colors[index] = EMPTY;
+                kinds[index] = PieceKind::Normal;
+            }
+        }
+        for &index in slots {
+            let (colors, kinds, _, _, _) = board.parts_mut();
+            let allowed: Vec<bool> = pool
+                .iter()
+                .zip(&remaining)
+                .map(|(&((color, _), _), &left)| {
+                    left > 0 && {
+                        colors[index] = color;
+                        let ok = !run_through(colors, width, index);
+                        colors[index] = EMPTY;
+                        ok
+                    }
+                })
+                .collect();
+            let total: usize = remaining
+                .iter()
+                .zip(&allowed)
+                .filter(|&(_, &ok)| ok)
+                .map(|(&left, _)| left)
+                .sum();
+            if total == 0 {
+                continue 'attempt;
+            }
+            let mut pick = rng.random_range(0..total);
+            for (t, &((color, kind), _)) in pool.iter().enumerate() {
+                if !allowed[t] {
+                    continue;
+                }
+                if pick < remaining[t] {
+                    remaining[t] -= 1;
+                    colors[index] = color;
+                    kinds[index] = kind;
+                    break;
+                }
+                pick -= remaining[t];
+            }
+        }
+        if has_obstacle_swap(&board) {
+            return Some(board);
+        }
+    }
+    None
+}
+
+/// Shuffles a board with level layers: the tiles that are neither locked nor ingredients are
+/// permuted among their own cells, each keeping its kind, so that the board has no run and a
+/// valid swap (filled row-major, each cell drawn by count among the tiles that complete no
+/// run, at most 256 fills).
+///
+/// # Errors
+/// [`EngineError::NoShuffleExists`] (`proven` when there is no tile to move) when no such
+/// permutation is found.
+pub(crate) fn shuffle_obstacles<R: Rng + ?Sized>(
+    board: &ObstacleBoard,
+    rng: &mut R,
+) -> Result<ObstacleBoard, EngineError> {
+    let level = board.level();
+    let slots: Vec<usize> = (0..level.len())
+        .filter(|&i| level.is_tile(i) && !board.locks()[i])
+        .collect();
+    if slots.is_empty() {
+        return Err(EngineError::NoShuffleExists { proven: true });
+    }
+    let mut pool: Vec<((u8, PieceKind), usize)> = Vec::new();
+    for &i in &slots {
+        let piece = (level.color(i), level.kind(i));
+        match pool.iter_mut().find(|(p, _)| *p == piece) {
+            Some((_, count)) => *count += 1,
+            None => pool.push((piece, 1)),
+        }
+    }
+    pool.sort_unstable();
+    fill(board, &slots, &pool, rng).ok_or(EngineError::NoShuffleExists { proven: false })
+}
+
+/// A stable board with at least `min_moves` valid swaps on a layout (docs/rules.md section 8):
+/// `layout`'s holes, ingredients, blockers, jelly, locks and exits stay; every other non-hole
+/// cell (the locked ones included) gets a colour drawn uniformly from `1..=colors`, completing
+/// no run. `layout` is a board whose cells to colour are empty (or hold any colour, which is
+/// replaced) and whose ingredients are where they start.
+///
+/// # Errors
+/// [`EngineError::InvalidParameter`] naming `layout` when no board is found within 256 fills
+/// (a layout that leaves no possible swap fails this way, fast).
+pub(crate) fn generate_on_layout<R: Rng + ?Sized>(
+    layout: &ObstacleBoard,
+    colors: u8,
+    min_moves: usize,
+    rng: &mut R,
+) -> Result<ObstacleBoard, EngineError> {
+    let level = layout.level();
+    let slots: Vec<usize> = (0..level.len())
+        .filter(|&i| {
+            !level.is_hole(i) && layout.blockers()[i] == 0 && level.kind(i) != PieceKind::Ingredient
+        })
+        .collect();
+    let no_board = || EngineError::InvalidParameter {
+        field: "layout",
+        reason: format!(
+            "no stable board with {min_moves} valid swaps found on this layout with {colors} colours"
+        ),
+    };
+    if slots.len() < 2 {
+        return Err(no_board());
+    }
+    // A pool as large as the slots of each colour: drawn by count, that is uniform.
+    let pool: Vec<((u8, PieceKind), usize)> = (1..=colors)
+        .map(|color| ((color, PieceKind::Normal), slots.len()))
+        .collect();
+    // Every slot gets a tile, so the kinds there are NORMAL: start from the layout's own kinds
+    // (ingredients) with plain colours, so locks stay valid once coloured.
+    for _ in 0..ATTEMPTS / 16 {
+        let Some(board) = fill(layout, &slots, &pool, rng) else {
+            break;
+        };
+        if super::judge::obstacle_valid_swaps(&board).len() >= min_moves {
+            return Ok(board);
+        }
+    }
+    Err(no_board())
+}

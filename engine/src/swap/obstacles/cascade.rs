@@ -1,0 +1,311 @@
+//! The cascade of a board with level layers (docs/rules.md section 8): each step clears as
+//! section 6 does with locked tiles spared, hits the cells it reaches (jelly, blockers, locks),
+//! settles with fixed cells, collects ingredients at exits; the one cascade loop runs it.
+
+use rand::Rng;
+
+use super::arrange::shuffle_obstacles;
+use super::gravity::{Settled, settle};
+use super::judge::{has_obstacle_swap, judge_obstacle_swap, obstacle_valid_swaps};
+use crate::bitboard::{BitIter, CellSet, ColorPlanes};
+use crate::board::{EMPTY, Position};
+use crate::error::EngineError;
+use crate::moves::Swap;
+use crate::runs::{Group, groups_of};
+use crate::swap::board::SwapBoard;
+use crate::swap::cascade_loop::{
+    CascadeBoard, CascadeTotals, RunSearch, StepClearing, StepSettling, hand_settling_step,
+    run_cascade,
+};
+use crate::swap::level::{Combination, KindMasks, StepCells, Trigger, clear_step, exchange};
+use crate::swap::level_layers::ObstacleBoard;
+use crate::swap::step::{CascadeOptions, CascadeSummary, Hit, Refill, StepSink};
+
+/// What a cascade on a board with level layers did for the goals of a level (docs/rules.md
+/// section 8), beyond its score.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LevelTally {
+    /// Tiles cleared, by colour: entry `c` for colour `c` (`1..=16`; entry 0 is unused). A
+    /// removed lock is not a clear.
+    pub cleared_by_color: [u64; 17],
+    /// Ingredients collected at exits.
+    pub collected: u64,
+}
+
+/// A board with level layers in the middle of a cascade, with its colour planes and kind
+/// masks (rebuilt after each settling: these boards take the cell-by-cell gravity of fixed
+/// cells anyway).
+struct ObstacleCascade<'a> {
+    board: &'a mut ObstacleBoard,
+    planes: ColorPlanes,
+    masks: KindMasks,
+    cells: StepCells,
+    /// The swap that started the cascade, until its step is cleared.
+    trigger: Option<Trigger>,
+    /// The trigger of the step being cleared (step 1 of a swap).
+    step_trigger: Option<Trigger>,
+    tally: &'a mut LevelTally,
+}
+
+impl<'a> ObstacleCascade<'a> {
+    fn new(
+        board: &'a mut ObstacleBoard,
+        trigger: Option<Trigger>,
+        tally: &'a mut LevelTally,
+    ) -> Self {
+        let planes = ColorPlanes::of(board.level().board());
+        let masks = KindMasks::of(board.level(), &planes);
+        let mut cells = StepCells::new();
+        let width = board.level().width();
+        for (index, _) in board.locks().iter().enumerate().filter(|(_, lock)| **lock) {
+            cells.locked.insert(index / width, index % width);
+        }
+        Self {
+            board,
+            planes,
+            masks,
+            cells,
+            trigger,
+            step_trigger: None,
+            tally,
+        }
+    }
+
+    fn combination(&self) -> Option<(Trigger, Combination)> {
+        self.step_trigger
+            .and_then(|trigger| trigger.combination.map(|c| (trigger, c)))
+    }
+
+    /// Hits every cell the step reached, each once (docs/rules.md section 8): cleared and
+    /// unlocked tiles, and the blockers next to a group's cell or inside an effect's area.
+    /// Returns the hits on cells that carry a layer, row-major.
+    fn hit(&mut self) -> Vec<Hit> {
+        let (width, height) = (self.board.level().width(), self.board.level().height());
+        let StepCells {
+            cleared,
+            in_group,
+            unlocked,
+            struck,
+            ..
+        } = &self.cells;
+        let full = u64::MAX >> (64 - width);
+        let mut hit = CellSet::new();
+        for row in 0..height {
+            let group = in_group.row(row);
+            // A group reaches its cells' orthogonal neighbours.
+            let mut near = group << 1 | group >> 1;
+            if row > 0 {
+                near |= in_group.row(row - 1);
+            }
+            if row + 1 < height {
+                near |= in_group.row(row + 1);
+            }
+            let mut blockers = 0u64;
+            for col in BitIter((near | struck.row(row)) & full) {
+                if self.board.blockers()[row * width + col as usize] > 0 {
+                    blockers |= 1 << col;
+                }
+            }
+            hit.set_row(row, cleared.row(row) | unlocked.row(row) | blockers);
+        }
+        let mut hits = Vec::new();
+        let (_, _, jelly, blockers, locks) = self.board.parts_mut();
+        for (row, &line) in hit.rows()[..height].iter().enumerate() {
+            for col in BitIter(line) {
+                let index = row * width + col as usize;
+                let (had_jelly, had_blocker) = (jelly[index] > 0, blockers[index] > 0);
+                jelly[index] = jelly[index].saturating_sub(1);
+                blockers[index] = blockers[index].saturating_sub(1);
+                let lock_removed = std::mem::replace(&mut locks[index], false);
+                if lock_removed {
+                    self.cells.locked.remove_from_row(row, 1 << col);
+                }
+                if had_jelly || had_blocker || lock_removed {
+                    hits.push(Hit {
+                        position: Position::new(row as u32, col),
+                        jelly_left: jelly[index],
+                        blocker_left: blockers[index],
+                        lock_removed,
+                    });
+                }
+            }
+        }
+        hits
+    }
+}
+
+impl CascadeBoard for ObstacleCascade<'_> {
+    const NEEDS_GROUPS: bool = true;
+
+    fn find_clearing(&mut self) -> bool {
+        self.step_trigger = self.trigger.take();
+        let height = self.board.level().height();
+        if self.combination().is_some() {
+            self.cells.in_group.clear_rows(height);
+            return true;
+        }
+        self.cells.in_group = self.planes.matched();
+        self.cells.in_group.rows()[..height]
+            .iter()
+            .any(|&line| line != 0)
+    }
+
+    fn groups(&self) -> Vec<Group> {
+        if self.combination().is_some() {
+            return Vec::new();
+        }
+        groups_of(&self.planes, &self.cells.in_group)
+    }
+
+    fn clear(&mut self, groups: &[Group], specials: bool) -> StepClearing {
+        let combination = self.combination();
+        let colors_before = self.board.level().board().cells().to_vec();
+        let mut clearing = clear_step(
+            self.board.level_mut(),
+            (&mut self.planes, &mut self.masks),
+            &mut self.cells,
+            groups,
+            self.step_trigger,
+            combination,
+            specials,
+        );
+        let (width, height) = (self.board.level().width(), self.board.level().height());
+        for (row, &line) in self.cells.cleared.rows()[..height].iter().enumerate() {
+            for col in BitIter(line) {
+                let color = colors_before[row * width + col as usize];
+                self.tally.cleared_by_color[usize::from(color)] += u64::from(color != EMPTY);
+            }
+        }
+        clearing.hits = self.hit();
+        clearing
+    }
+
+    fn settle_and_refill<R: Rng + ?Sized>(
+        &mut self,
+        refill: Refill,
+        rng: &mut R,
+        _record: bool,
+    ) -> StepSettling {
+        let mut settled = Settled::default();
+        let refill = match refill {
+            Refill::Random { colors } => Some((colors, rng)),
+            Refill::None => None,
+        };
+        settle(self.board, refill, &mut settled);
+        self.tally.collected += settled.collected.len() as u64;
+        self.planes = ColorPlanes::of(self.board.level().board());
+        self.masks = KindMasks::of(self.board.level(), &self.planes);
+        StepSettling {
+            falls: settled.falls,
+            spawns: settled.spawns,
+            collected: settled.collected,
+            // Every colour: the next step looks for runs everywhere.
+            changed_colors: u32::MAX,
+        }
+    }
+
+    fn end_step(&mut self, _search: RunSearch) {}
+
+    fn to_board(&self) -> SwapBoard {
+        SwapBoard::obstacles(self.board.clone())
+    }
+}
+
+/// Applies `swap` to `board` (stable, as [`super::StableObstacles`] checks) and resolves the
+/// cascade, handing each step to `sink` when `RECORD`; adds what the goals count to `tally`.
+/// Returns the summary and the cascade's totals.
+///
+/// # Errors
+/// As [`crate::resolve_swap_into`], with [`crate::SwapRejection::Blocked`] for a swap of a
+/// fixed cell.
+pub(crate) fn obstacle_swap<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
+    mut board: ObstacleBoard,
+    swap: Swap,
+    options: CascadeOptions,
+    (rng, sink, tally): (&mut R, &mut S, &mut LevelTally),
+) -> Result<(CascadeSummary, CascadeTotals), EngineError> {
+    board.level().board().checked_index("swap.a", swap.a)?;
+    board.level().board().checked_index("swap.b", swap.b)?;
+    let (verdict, combination) = judge_obstacle_swap(&board, swap);
+    if let Some(rejection) = verdict.rejection() {
+        return Err(EngineError::IllegalSwap(rejection));
+    }
+    let width = board.level().width();
+    let index = |p: Position| p.row as usize * width + p.col as usize;
+    let (a, b) = (index(swap.a), index(swap.b));
+    exchange(board.level_mut(), a, b);
+    let trigger = Trigger { a, b, combination };
+    let totals = {
+        let mut cascading = ObstacleCascade::new(&mut board, Some(trigger), tally);
+        run_cascade::<RECORD, _, R, S>(&mut cascading, 0, options, rng, sink)?
+    };
+    Ok((finish(board, totals, options, rng), totals))
+}
+
+/// Resolves `board` as given: settles it first (a step with no groups when anything falls,
+/// spawns or leaves), then cascades; adds what the goals count to `tally`.
+///
+/// # Errors
+/// As [`crate::resolve_board_into`].
+pub(crate) fn resolve_obstacle_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
+    mut board: ObstacleBoard,
+    options: CascadeOptions,
+    (rng, sink, tally): (&mut R, &mut S, &mut LevelTally),
+) -> Result<CascadeSummary, EngineError> {
+    let mut settled = Settled::default();
+    let refill = match options.refill {
+        Refill::Random { colors } => Some((colors, &mut *rng)),
+        Refill::None => None,
+    };
+    settle(&mut board, refill, &mut settled);
+    tally.collected += settled.collected.len() as u64;
+    let Settled {
+        falls,
+        spawns,
+        collected,
+    } = settled;
+    let settling_steps = hand_settling_step(sink, (falls, spawns, collected), || {
+        SwapBoard::obstacles(board.clone())
+    })?;
+    let totals = {
+        let mut cascading = ObstacleCascade::new(&mut board, None, tally);
+        run_cascade::<true, _, R, S>(&mut cascading, settling_steps, options, rng, sink)?
+    };
+    Ok(finish(board, totals, options, rng))
+}
+
+/// Judges the settled, run-free final board: stable (settling it changes nothing, as after
+/// every step), dead, valid swaps; shuffles a dead board under RANDOM refill with
+/// `auto_shuffle`.
+fn finish<R: Rng + ?Sized>(
+    board: ObstacleBoard,
+    totals: CascadeTotals,
+    options: CascadeOptions,
+    rng: &mut R,
+) -> CascadeSummary {
+    let mut valid_swap_count = obstacle_valid_swaps(&board).len();
+    let mut dead = valid_swap_count == 0;
+    let mut board_before_shuffle = None;
+    let mut board = board;
+    let may_shuffle = matches!(options.refill, Refill::Random { .. }) && options.auto_shuffle;
+    if dead
+        && may_shuffle
+        && let Ok(shuffled) = shuffle_obstacles(&board, rng)
+    {
+        debug_assert!(has_obstacle_swap(&shuffled));
+        valid_swap_count = obstacle_valid_swaps(&shuffled).len();
+        dead = false;
+        board_before_shuffle = Some(SwapBoard::obstacles(std::mem::replace(
+            &mut board, shuffled,
+        )));
+    }
+    CascadeSummary {
+        steps: totals.last_index,
+        board: SwapBoard::obstacles(board),
+        total_score: totals.score,
+        board_before_shuffle,
+        dead,
+        valid_swap_count,
+        stable: true,
+    }
+}
