@@ -16,7 +16,7 @@ use matchgrid::engine::{CollapseGame, CollapsePlayout, CompactGame};
 
 #[path = "../engine/examples/fixtures/mod.rs"]
 mod fixtures;
-use fixtures::{level_boards, swap_boards};
+use fixtures::{level_boards, obstacle_boards, obstacle_layout, swap_boards};
 use rand::Rng;
 
 /// The naive baseline: every adjacent pair swapped on a copy of the cells, then the two lines
@@ -266,6 +266,60 @@ fn bench_levels(c: &mut Criterion) {
     group.finish();
 }
 
+/// Level play (docs/rules.md section 8) on 9x9, 6-colour boards generated on one layout (20%
+/// jelly, 10% blockers, 5% locks, 2 ingredients): the recorded turn as `PlayMove` and
+/// `ResolveCascade` run it, beside the plain recorded turn of `swap_9x9_6c` in the same group
+/// (the ratio is the target), and one greedy game of 30 moves as `Simulate` plays it
+/// (throughput: games per second).
+fn bench_level_play(c: &mut Criterion) {
+    let mut group = c.benchmark_group("level_play_9x9_6c_20pct_jelly_10pct_blockers_5pct_locks");
+    group.throughput(Throughput::Elements(1));
+    let plain = swap_boards(9, 9, 6, 64);
+    let boards = obstacle_boards(64);
+    let plain_options = CascadeOptions {
+        refill: Refill::Random { colors: 6 },
+        auto_shuffle: true,
+        max_steps: 1000,
+        specials: false,
+    };
+    let options = CascadeOptions {
+        specials: true,
+        ..plain_options
+    };
+    let mut next = 0usize;
+    for (name, boards, options) in [
+        ("plain_full_turn_recorded_baseline", &plain, plain_options),
+        ("full_turn_recorded", &boards, options),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || {
+                    next = (next + 1) % boards.len();
+                    (boards[next].clone(), next as u64)
+                },
+                |((board, swap), seed)| recorded_turn(board, swap, options, seed),
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    let level = engine::Level::new(
+        engine::LevelStart::Layout(obstacle_layout()),
+        6,
+        30,
+        vec![engine::Goal::ClearJelly, engine::Goal::BringDown(2)],
+    )
+    .unwrap();
+    let mut seed = 0u64;
+    group.bench_function("greedy_game_30_moves", |b| {
+        b.iter(|| {
+            seed += 1;
+            let policy = engine::LevelPolicy::Greedy;
+            black_box(engine::simulate_level(&level, policy, 1, seed, || true).unwrap())
+        })
+    });
+    group.finish();
+}
+
 fn collapse_boards(size: u32, count: u64) -> Vec<SettledBoard> {
     (0..count)
         .map(|seed| {
@@ -417,6 +471,7 @@ criterion_group!(
     bench_seed_workloads,
     bench_swap,
     bench_levels,
+    bench_level_play,
     bench_collapse,
     bench_playouts
 );

@@ -10,7 +10,9 @@
 //! `KIND` is `plain` (the recorded turn, `resolve_swap`), `simulated` (`play_swap`), `level`
 //! (the recorded turn on a level board: 10% holes, 10% specials), `layered` (the plain kind's
 //! boards and turns on the layered path: empty hole and kind layers, specials off, so the
-//! same cascades as `plain`; function `turns::layered_recorded_turn`) or `hint` (the NONE-refill
+//! same cascades as `plain`; function `turns::layered_recorded_turn`), `obstacles` (the recorded
+//! turn on boards with level layers: 20% jelly, 10% blockers, 5% locks, 2 ingredients;
+//! `turns::obstacle_recorded_turn`) or `hint` (the NONE-refill
 //! outcomes of every valid swap, `certain_outcomes`); the total divided by `64 * rounds` is
 //! the count of one turn.
 
@@ -58,6 +60,13 @@ fn layered_recorded_turn(board: StableBoard, swap: Swap, seed: u64) {
     black_box(engine::resolve_swap(board, swap, OPTIONS, &mut rng).unwrap());
 }
 
+/// [`level_recorded_turn`] on a board with level layers (jelly, blockers, locks, ingredients).
+#[inline(never)]
+fn obstacle_recorded_turn(board: StableBoard, swap: Swap, seed: u64) {
+    let mut rng = engine::rng_from_seed(seed);
+    black_box(engine::resolve_swap(board, swap, LEVEL_OPTIONS, &mut rng).unwrap());
+}
+
 #[inline(never)]
 fn hint_outcomes(board: &StableBoard) {
     black_box(engine::certain_outcomes(board, false, 200).unwrap());
@@ -68,6 +77,14 @@ fn main() {
     let kind = args.next().unwrap_or_else(|| "level".to_owned());
     let rounds: u64 = args.next().map_or(20, |r| r.parse().expect("rounds"));
     match kind.as_str() {
+        "obstacles" => {
+            let boards = fixtures::obstacle_boards(64);
+            for _ in 0..rounds {
+                for (seed, (board, swap)) in boards.iter().enumerate() {
+                    obstacle_recorded_turn(board.clone(), *swap, seed as u64);
+                }
+            }
+        }
         "level" => {
             let boards = fixtures::level_boards(64);
             for _ in 0..rounds {

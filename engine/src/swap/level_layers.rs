@@ -288,11 +288,6 @@ impl ObstacleBoard {
         self.level.is_tile(index) || self.level.kind(index) == PieceKind::Ingredient
     }
 
-    /// True when cell `index` holds a piece that gravity moves: not locked.
-    pub(crate) fn is_movable(&self, index: usize) -> bool {
-        self.is_piece(index) && !self.locks[index]
-    }
-
     /// The parts gravity and clearing change: colours, kinds, jelly, blockers and locks.
     #[allow(clippy::type_complexity)]
     pub(crate) fn parts_mut(

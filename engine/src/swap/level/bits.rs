@@ -72,7 +72,7 @@ impl KindMasks {
     }
 
     /// Puts a tile of `kind` on the empty cell `(row, col)`.
-    pub(super) fn place(&mut self, row: usize, col: u32, kind: PieceKind) {
+    pub(in crate::swap) fn place(&mut self, row: usize, col: u32, kind: PieceKind) {
         let bit = 1u64 << col;
         self.tiles.union_row(row, bit);
         if kind.is_special() {
@@ -94,6 +94,19 @@ impl KindMasks {
             if self.bombs.row(from) & bit != 0 {
                 self.bombs.remove_from_row(from, bit);
                 self.bombs.union_row(to, bit);
+            }
+        }
+    }
+
+    /// Moves the tile of cell `from` (a `(row, col)` pair) to the empty cell `to`, in any
+    /// direction.
+    #[inline]
+    pub(in crate::swap) fn move_tile(&mut self, from: (usize, u32), to: (usize, u32)) {
+        let (from_bit, to_bit) = (1u64 << from.1, 1u64 << to.1);
+        for set in [&mut self.tiles, &mut self.specials, &mut self.bombs] {
+            if set.row(from.0) & from_bit != 0 {
+                set.remove_from_row(from.0, from_bit);
+                set.union_row(to.0, to_bit);
             }
         }
     }
@@ -121,7 +134,7 @@ impl KindMasks {
 /// colours, where holes and bombs carry no colour and so break every line. A swap touching a
 /// hole or an empty cell is never valid.
 #[inline]
-pub(super) fn level_swap_masks(
+pub(in crate::swap) fn level_swap_masks(
     planes: &ColorPlanes,
     masks: &KindMasks,
     row: usize,

@@ -6,10 +6,7 @@ use super::goals::{Goal, GoalProgress};
 use crate::error::{EngineError, LevelStatus};
 use crate::moves::Swap;
 use crate::swap::board::SwapBoard;
-use crate::swap::obstacles::{
-    self, LevelTally, ObstacleBoard, StableObstacles, first_obstacle_swap_from,
-    obstacle_valid_swaps,
-};
+use crate::swap::obstacles::{self, LevelTally, ObstacleBoard, StableObstacles};
 use crate::swap::stable::StableBoard;
 use crate::swap::step::{CascadeOptions, CascadeStep, Refill};
 
@@ -167,7 +164,7 @@ impl Level {
     pub fn status(&self, state: &LevelState) -> LevelStatus {
         let has_swap = StableBoard::try_from(state.board.clone()).is_ok_and(|board| {
             let board = board.into_board().into_obstacles();
-            first_obstacle_swap_from(&board, 0).is_some()
+            obstacles::has_obstacle_swap(&board)
         });
         self.decide(state, has_swap)
     }
@@ -335,6 +332,6 @@ pub fn generate_on_layout<R: Rng + ?Sized>(
 ) -> Result<(StableBoard, usize), EngineError> {
     let layout: ObstacleBoard = layout.clone().into_obstacles();
     let board = obstacles::generate_on_layout(&layout, colors, min_moves, rng)?;
-    let count = obstacle_valid_swaps(&board).len();
+    let count = obstacles::count_obstacle_swaps(&board);
     Ok((StableObstacles::new_unchecked(board).into(), count))
 }

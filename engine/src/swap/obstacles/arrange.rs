@@ -175,7 +175,7 @@ pub(crate) fn generate_on_layout<R: Rng + ?Sized>(
         let Some(board) = fill(layout, &slots, &pool, rng) else {
             break;
         };
-        if super::judge::obstacle_valid_swaps(&board).len() >= min_moves {
+        if super::judge::count_obstacle_swaps(&board) >= min_moves {
             return Ok(board);
         }
     }

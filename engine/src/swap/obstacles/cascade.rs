@@ -5,8 +5,10 @@
 use rand::Rng;
 
 use super::arrange::shuffle_obstacles;
-use super::gravity::{Settled, settle};
-use super::judge::{has_obstacle_swap, judge_obstacle_swap, obstacle_valid_swaps};
+use super::gravity::{Masks, Settled, settle, settle_with};
+use super::judge::{
+    count_obstacle_swaps, count_obstacle_swaps_with, has_obstacle_swap, judge_obstacle_swap,
+};
 use crate::bitboard::{BitIter, CellSet, ColorPlanes};
 use crate::board::{EMPTY, Position};
 use crate::error::EngineError;
@@ -19,6 +21,7 @@ use crate::swap::cascade_loop::{
 };
 use crate::swap::level::{Combination, KindMasks, StepCells, Trigger, clear_step, exchange};
 use crate::swap::level_layers::ObstacleBoard;
+use crate::swap::pieces::Special;
 use crate::swap::step::{CascadeOptions, CascadeSummary, Hit, Refill, StepSink};
 
 /// What a cascade on a board with level layers did for the goals of a level (docs/rules.md
@@ -40,6 +43,10 @@ struct ObstacleCascade<'a> {
     planes: ColorPlanes,
     masks: KindMasks,
     cells: StepCells,
+    /// The row masks gravity works on, kept up to date from step to step.
+    gravity: Box<Masks>,
+    /// The specials the step being cleared created.
+    created: Vec<Special>,
     /// The swap that started the cascade, until its step is cleared.
     trigger: Option<Trigger>,
     /// The trigger of the step being cleared (step 1 of a swap).
@@ -60,11 +67,14 @@ impl<'a> ObstacleCascade<'a> {
         for (index, _) in board.locks().iter().enumerate().filter(|(_, lock)| **lock) {
             cells.locked.insert(index / width, index % width);
         }
+        let gravity = Box::new(Masks::of(board));
         Self {
             board,
             planes,
             masks,
             cells,
+            gravity,
+            created: Vec::new(),
             trigger,
             step_trigger: None,
             tally,
@@ -109,6 +119,7 @@ impl<'a> ObstacleCascade<'a> {
             hit.set_row(row, cleared.row(row) | unlocked.row(row) | blockers);
         }
         let mut hits = Vec::new();
+        let (mut unlocked_now, mut destroyed) = (CellSet::new(), CellSet::new());
         let (_, _, jelly, blockers, locks) = self.board.parts_mut();
         for (row, &line) in hit.rows()[..height].iter().enumerate() {
             for col in BitIter(line) {
@@ -119,6 +130,10 @@ impl<'a> ObstacleCascade<'a> {
                 let lock_removed = std::mem::replace(&mut locks[index], false);
                 if lock_removed {
                     self.cells.locked.remove_from_row(row, 1 << col);
+                    unlocked_now.insert(row, col as usize);
+                }
+                if had_blocker && blockers[index] == 0 {
+                    destroyed.insert(row, col as usize);
                 }
                 if had_jelly || had_blocker || lock_removed {
                     hits.push(Hit {
@@ -130,6 +145,10 @@ impl<'a> ObstacleCascade<'a> {
                 }
             }
         }
+        let created = self.created.iter().map(|special| special.position);
+        let cleared = &self.cells.cleared;
+        self.gravity
+            .after_clearing(cleared, created, (&unlocked_now, &destroyed));
         hits
     }
 }
@@ -176,6 +195,8 @@ impl CascadeBoard for ObstacleCascade<'_> {
                 self.tally.cleared_by_color[usize::from(color)] += u64::from(color != EMPTY);
             }
         }
+        self.created.clear();
+        self.created.extend_from_slice(&clearing.created);
         clearing.hits = self.hit();
         clearing
     }
@@ -184,17 +205,19 @@ impl CascadeBoard for ObstacleCascade<'_> {
         &mut self,
         refill: Refill,
         rng: &mut R,
-        _record: bool,
+        record: bool,
     ) -> StepSettling {
-        let mut settled = Settled::default();
+        let mut settled = Settled::new(record);
         let refill = match refill {
             Refill::Random { colors } => Some((colors, rng)),
             Refill::None => None,
         };
-        settle(self.board, refill, &mut settled);
+        debug_assert!(*self.gravity == Masks::of(self.board));
+        let bits = Some((&mut self.planes, &mut self.masks));
+        settle_with(self.board, (&mut self.gravity, bits), refill, &mut settled);
         self.tally.collected += settled.collected.len() as u64;
-        self.planes = ColorPlanes::of(self.board.level().board());
-        self.masks = KindMasks::of(self.board.level(), &self.planes);
+        debug_assert!(self.planes.describes(self.board.level().board()));
+        debug_assert!(self.masks == KindMasks::of(self.board.level(), &self.planes));
         StepSettling {
             falls: settled.falls,
             spawns: settled.spawns,
@@ -235,11 +258,10 @@ pub(crate) fn obstacle_swap<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?
     let (a, b) = (index(swap.a), index(swap.b));
     exchange(board.level_mut(), a, b);
     let trigger = Trigger { a, b, combination };
-    let totals = {
-        let mut cascading = ObstacleCascade::new(&mut board, Some(trigger), tally);
-        run_cascade::<RECORD, _, R, S>(&mut cascading, 0, options, rng, sink)?
-    };
-    Ok((finish(board, totals, options, rng), totals))
+    let mut cascading = ObstacleCascade::new(&mut board, Some(trigger), tally);
+    let totals = run_cascade::<RECORD, _, R, S>(&mut cascading, 0, options, rng, sink)?;
+    let bits = (cascading.planes, cascading.masks);
+    Ok((finish(board, bits, totals, options, rng), totals))
 }
 
 /// Resolves `board` as given: settles it first (a step with no groups when anything falls,
@@ -252,7 +274,7 @@ pub(crate) fn resolve_obstacle_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>
     options: CascadeOptions,
     (rng, sink, tally): (&mut R, &mut S, &mut LevelTally),
 ) -> Result<CascadeSummary, EngineError> {
-    let mut settled = Settled::default();
+    let mut settled = Settled::new(true);
     let refill = match options.refill {
         Refill::Random { colors } => Some((colors, &mut *rng)),
         Refill::None => None,
@@ -263,27 +285,29 @@ pub(crate) fn resolve_obstacle_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>
         falls,
         spawns,
         collected,
+        ..
     } = settled;
     let settling_steps = hand_settling_step(sink, (falls, spawns, collected), || {
         SwapBoard::obstacles(board.clone())
     })?;
-    let totals = {
-        let mut cascading = ObstacleCascade::new(&mut board, None, tally);
-        run_cascade::<true, _, R, S>(&mut cascading, settling_steps, options, rng, sink)?
-    };
-    Ok(finish(board, totals, options, rng))
+    let mut cascading = ObstacleCascade::new(&mut board, None, tally);
+    let totals = run_cascade::<true, _, R, S>(&mut cascading, settling_steps, options, rng, sink)?;
+    let bits = (cascading.planes, cascading.masks);
+    Ok(finish(board, bits, totals, options, rng))
 }
 
-/// Judges the settled, run-free final board: stable (settling it changes nothing, as after
+/// Judges the settled, run-free final board (its colour planes and kind masks at hand):
+/// stable (settling it changes nothing, as after
 /// every step), dead, valid swaps; shuffles a dead board under RANDOM refill with
 /// `auto_shuffle`.
 fn finish<R: Rng + ?Sized>(
     board: ObstacleBoard,
+    (planes, masks): (ColorPlanes, KindMasks),
     totals: CascadeTotals,
     options: CascadeOptions,
     rng: &mut R,
 ) -> CascadeSummary {
-    let mut valid_swap_count = obstacle_valid_swaps(&board).len();
+    let mut valid_swap_count = count_obstacle_swaps_with(&board, &planes, &masks);
     let mut dead = valid_swap_count == 0;
     let mut board_before_shuffle = None;
     let mut board = board;
@@ -293,7 +317,7 @@ fn finish<R: Rng + ?Sized>(
         && let Ok(shuffled) = shuffle_obstacles(&board, rng)
     {
         debug_assert!(has_obstacle_swap(&shuffled));
-        valid_swap_count = obstacle_valid_swaps(&shuffled).len();
+        valid_swap_count = count_obstacle_swaps(&shuffled);
         dead = false;
         board_before_shuffle = Some(SwapBoard::obstacles(std::mem::replace(
             &mut board, shuffled,

@@ -1,29 +1,45 @@
 //! Gravity with fixed cells (docs/rules.md section 8): falls within a column's segments, refill
 //! of the top segments, one diagonal slide per round, repeated until nothing changes; then the
-//! ingredients standing on exits leave and the board settles again.
+//! ingredients standing on exits leave and the board settles again. On row masks (bit `c` of
+//! row `r` is cell `(r, c)`): holes, fixed cells and pieces, with each column's segments read
+//! as one column word.
 
 use rand::Rng;
 
+use crate::bitboard::{BitIter, CellSet, ColorPlanes};
 use crate::board::{EMPTY, Position};
 use crate::gravity::{Fall, Spawn};
+use crate::swap::level::KindMasks;
 use crate::swap::level_layers::ObstacleBoard;
 use crate::swap::pieces::PieceKind;
 
 /// What settling a board did, in time order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Settled {
+    /// When false, `falls` and `spawns` stay empty (the moves are still made and drawn).
+    pub(crate) record: bool,
     /// Every move: each round's straight falls (by source cell, row-major), then its slide.
     pub(crate) falls: Vec<Fall>,
     /// The spawns, in draw order.
     pub(crate) spawns: Vec<Spawn>,
     /// The ingredients collected at exits, in time order (row-major within one pass).
     pub(crate) collected: Vec<Position>,
+    /// True when anything fell, slid or spawned.
+    pub(crate) moved: bool,
 }
 
 impl Settled {
+    /// A record of settling, with its moves when `record`.
+    pub(crate) fn new(record: bool) -> Self {
+        Self {
+            record,
+            ..Self::default()
+        }
+    }
+
     /// True when nothing fell, spawned or left.
     pub(crate) fn is_empty(&self) -> bool {
-        self.falls.is_empty() && self.spawns.is_empty() && self.collected.is_empty()
+        !self.moved && self.collected.is_empty()
     }
 }
 
@@ -32,174 +48,383 @@ impl Settled {
 /// rather than hanging.
 const MAX_ROUNDS: usize = 64 * 64 * 64;
 
+/// The board's cells as row masks, for one settling (fixed cells and holes do not change
+/// while a board settles).
+#[derive(PartialEq, Eq, Debug)]
+pub(super) struct Masks {
+    width: usize,
+    height: usize,
+    /// Bits `0..width`.
+    full: u64,
+    holes: [u64; 64],
+    fixed: [u64; 64],
+    /// Cells holding a piece that moves: a tile that is not locked, or an ingredient.
+    movable: [u64; 64],
+    /// By column, the rows with a fixed cell above them (bit `r` for row `r`).
+    below_fixed: [u64; 64],
+    /// Cells holding an ingredient.
+    ingredients: [u64; 64],
+    /// Exit cells.
+    exits: [u64; 64],
+}
+
+impl Masks {
+    /// The masks of `board`.
+    pub(super) fn of(board: &ObstacleBoard) -> Self {
+        let mut masks = Self {
+            width: 0,
+            height: 0,
+            full: 0,
+            holes: [0; 64],
+            fixed: [0; 64],
+            movable: [0; 64],
+            below_fixed: [0; 64],
+            ingredients: [0; 64],
+            exits: [0; 64],
+        };
+        masks.refresh(board);
+        masks
+    }
+
+    /// Rewrites the masks for `board` (the same size as before, or any size on a fresh one).
+    pub(super) fn refresh(&mut self, board: &ObstacleBoard) {
+        let level = board.level();
+        let (width, height) = (level.width(), level.height());
+        self.width = width;
+        self.height = height;
+        self.full = u64::MAX >> (64 - width);
+        self.below_fixed[..width].fill(0);
+        let cells = level.board().cells();
+        let rows = level
+            .holes()
+            .chunks_exact(width)
+            .zip(board.blockers().chunks_exact(width))
+            .zip(board.locks().chunks_exact(width))
+            .zip(cells.chunks_exact(width))
+            .zip(level.kinds().chunks_exact(width))
+            .zip(board.exits().chunks_exact(width));
+        let mut above = 0u64;
+        for (row, (((((holes, blockers), locks), colors), kinds), exits)) in rows.enumerate() {
+            let (mut hole_line, mut fixed_line, mut piece_line) = (0u64, 0u64, 0u64);
+            let (mut ingredient_line, mut exit_line) = (0u64, 0u64);
+            for col in 0..width {
+                let bit = 1u64 << col;
+                let ingredient = kinds[col] == PieceKind::Ingredient;
+                let piece = colors[col] != EMPTY || kinds[col] != PieceKind::Normal;
+                hole_line |= bit * u64::from(holes[col]);
+                fixed_line |= bit * u64::from(blockers[col] > 0 || locks[col]);
+                piece_line |= bit * u64::from(piece);
+                ingredient_line |= bit * u64::from(ingredient);
+                exit_line |= bit * u64::from(exits[col]);
+            }
+            self.holes[row] = hole_line;
+            self.fixed[row] = fixed_line;
+            self.movable[row] = piece_line & !fixed_line & !hole_line;
+            self.ingredients[row] = ingredient_line;
+            self.exits[row] = exit_line;
+            for col in BitIter(above) {
+                self.below_fixed[col as usize] |= 1 << row;
+            }
+            above |= fixed_line;
+        }
+    }
+
+    /// Brings the masks up to date after a step's clearing: the cells of `cleared` no longer
+    /// hold a piece and those of `placed` (created specials) do; the tiles of `unlocked` lost
+    /// their lock (they move from now on) and the blockers of `destroyed` are gone (empty
+    /// slots).
+    pub(super) fn after_clearing(
+        &mut self,
+        cleared: &CellSet,
+        placed: impl Iterator<Item = Position>,
+        (unlocked, destroyed): (&CellSet, &CellSet),
+    ) {
+        let mut fixed_changed = false;
+        for row in 0..self.height {
+            let (unlocked, destroyed) = (unlocked.row(row), destroyed.row(row));
+            self.movable[row] = (self.movable[row] & !cleared.row(row)) | unlocked;
+            if unlocked | destroyed != 0 {
+                self.fixed[row] &= !(unlocked | destroyed);
+                fixed_changed = true;
+            }
+        }
+        for position in placed {
+            self.movable[position.row as usize] |= 1 << position.col;
+        }
+        if fixed_changed {
+            self.below_fixed[..self.width].fill(0);
+            let mut above = 0u64;
+            for row in 0..self.height {
+                for col in BitIter(above) {
+                    self.below_fixed[col as usize] |= 1 << row;
+                }
+                above |= self.fixed[row];
+            }
+        }
+    }
+
+    /// The empty slots of row `row`.
+    fn empty(&self, row: usize) -> u64 {
+        self.full & !self.holes[row] & !self.fixed[row] & !self.movable[row]
+    }
+
+    /// Records the move of the piece of `(from_row, from_col)` to the empty `(to_row, to_col)`.
+    fn shift(&mut self, from_row: usize, to_row: usize, from_col: usize, to_col: usize) {
+        let (from, to) = (1u64 << from_col, 1u64 << to_col);
+        self.movable[from_row] &= !from;
+        self.movable[to_row] |= to;
+        if self.ingredients[from_row] & from != 0 {
+            self.ingredients[from_row] &= !from;
+            self.ingredients[to_row] |= to;
+        }
+    }
+
+    /// Column `col` of `rows` as a word, bit `r` for row `r`.
+    fn column(&self, rows: &[u64; 64], col: usize) -> u64 {
+        (0..self.height).fold(0, |word, row| word | (rows[row] >> col & 1) << row)
+    }
+}
+
 /// Settles `board`: rounds of falls, refill (from `1..=colors` with `refill`, none without)
 /// and one slide, until nothing changes; then collects the ingredients on exits and settles
 /// again, until none stands on an exit. Appends what happened to `settled`.
 pub(crate) fn settle<R: Rng + ?Sized>(
     board: &mut ObstacleBoard,
+    refill: Option<(u8, &mut R)>,
+    settled: &mut Settled,
+) {
+    let mut masks = Masks::of(board);
+    settle_with(board, (&mut masks, None), refill, settled);
+}
+
+/// The colour planes and kind masks of a board, kept up to date as its pieces move.
+pub(super) type Bits<'a> = Option<(&'a mut ColorPlanes, &'a mut KindMasks)>;
+
+/// [`settle`] with the board's `masks` already made (they are kept up to date), and its colour
+/// planes and kind masks when given (kept up to date too).
+pub(super) fn settle_with<R: Rng + ?Sized>(
+    board: &mut ObstacleBoard,
+    (masks, mut bits): (&mut Masks, Bits<'_>),
     mut refill: Option<(u8, &mut R)>,
     settled: &mut Settled,
 ) {
     loop {
-        settle_rounds(board, &mut refill, settled);
-        let on_exit: Vec<usize> = (0..board.level().len())
-            .filter(|&i| board.exits()[i] && board.level().kind(i) == PieceKind::Ingredient)
-            .collect();
-        if on_exit.is_empty() {
+        settle_rounds(board, masks, &mut bits, &mut refill, settled);
+        let width = masks.width;
+        let mut any = false;
+        for row in 0..masks.height {
+            let leaving = masks.ingredients[row] & masks.exits[row];
+            for col in BitIter(leaving) {
+                let (_, kinds, _, _, _) = board.parts_mut();
+                kinds[row * width + col as usize] = PieceKind::Normal;
+                settled.collected.push(Position::new(row as u32, col));
+                any = true;
+            }
+            masks.movable[row] &= !leaving;
+            masks.ingredients[row] &= !leaving;
+        }
+        if !any {
             return;
         }
-        let width = board.level().width();
-        let (_, kinds, _, _, _) = board.parts_mut();
-        for index in on_exit {
-            kinds[index] = PieceKind::Normal;
-            settled.collected.push(position(index, width));
-        }
     }
-}
-
-fn position(index: usize, width: usize) -> Position {
-    Position::new((index / width) as u32, (index % width) as u32)
 }
 
 /// The rounds of [`settle`], without the collection.
 fn settle_rounds<R: Rng + ?Sized>(
     board: &mut ObstacleBoard,
+    masks: &mut Masks,
+    bits: &mut Bits<'_>,
     refill: &mut Option<(u8, &mut R)>,
     settled: &mut Settled,
 ) {
     for _ in 0..MAX_ROUNDS {
-        let mut changed = fall(board, &mut settled.falls);
+        let mut changed = fall(board, masks, bits, settled);
         if let Some((colors, rng)) = refill {
-            changed |= refill_top_segments(board, *colors, &mut **rng, &mut settled.spawns);
+            changed |= refill_top_segments(board, masks, bits, (*colors, &mut **rng), settled);
         }
-        changed |= slide(board, &mut settled.falls);
+        changed |= slide(board, masks, bits, settled);
         if !changed {
             return;
         }
+        settled.moved = true;
     }
     debug_assert!(false, "settling did not end within {MAX_ROUNDS} rounds");
 }
 
-/// Moves the piece of `from` to the empty cell `to`.
-fn move_piece(board: &mut ObstacleBoard, from: usize, to: usize) {
+/// Moves the piece of `from` to the empty cell `to` (row-major indices of a `width`-column
+/// board), on the colour planes and kind masks too when given.
+fn move_piece(
+    board: &mut ObstacleBoard,
+    bits: &mut Bits<'_>,
+    width: usize,
+    from: usize,
+    to: usize,
+) {
     let (colors, kinds, _, _, _) = board.parts_mut();
-    colors[to] = colors[from];
+    let color = colors[from];
+    colors[to] = color;
     kinds[to] = kinds[from];
     colors[from] = EMPTY;
     kinds[from] = PieceKind::Normal;
+    if let Some((planes, kind_masks)) = bits {
+        let (from, to) = (
+            (from / width, (from % width) as u32),
+            (to / width, (to % width) as u32),
+        );
+        if color != EMPTY {
+            planes.remove_cell(from.0, from.1, color);
+            planes.add_cell(to.0, to.1, color);
+        }
+        kind_masks.move_tile(from, to);
+    }
 }
 
 /// Step 1 of a round: in each segment of each column (its runs of non-fixed cells between fixed
 /// cells; holes are passed through), the pieces move to the lowest empty slots keeping their
-/// order. Appends the falls, by source cell row-major; true when a piece moved.
-fn fall(board: &mut ObstacleBoard, falls: &mut Vec<Fall>) -> bool {
-    let (width, height) = (board.level().width(), board.level().height());
-    let first = falls.len();
-    for col in 0..width {
-        let mut bottom = height;
-        while bottom > 0 {
-            // The segment is rows `top..bottom`, above the fixed cell at `bottom` (or the edge).
-            let mut top = bottom;
-            while top > 0 && !board.is_fixed((top - 1) * width + col) {
-                top -= 1;
+/// order. Records the falls, by source cell row-major; true when a piece moved.
+fn fall(
+    board: &mut ObstacleBoard,
+    masks: &mut Masks,
+    bits: &mut Bits<'_>,
+    settled: &mut Settled,
+) -> bool {
+    let (width, height) = (masks.width, masks.height);
+    // The columns with an empty slot: only they can move.
+    let columns = (0..height).fold(0, |columns, row| columns | masks.empty(row));
+    let first = settled.falls.len();
+    let mut moved = false;
+    for col in BitIter(columns) {
+        let col = col as usize;
+        let holes = masks.column(&masks.holes, col);
+        let fixed = masks.column(&masks.fixed, col);
+        let mut pieces = masks.column(&masks.movable, col);
+        let rows = u64::MAX >> (64 - height);
+        // Segments from the bottom: bits between fixed cells.
+        let mut rest = rows & !fixed;
+        while rest != 0 {
+            let bottom = 63 - rest.leading_zeros();
+            // The segment: bits from `bottom` up to the next fixed cell above (or row 0).
+            let above_fixed = fixed & ((1u64 << bottom) - 1);
+            let top = if above_fixed == 0 {
+                0
+            } else {
+                64 - above_fixed.leading_zeros()
+            };
+            let segment = ((1u64 << (bottom + 1)) - 1) & !((1u64 << top) - 1);
+            rest &= !segment;
+            let slots = segment & !holes;
+            let mut free = slots;
+            let mut falling = pieces & segment;
+            // Pieces below the lowest empty slot stay where they are.
+            let gap = slots & !falling;
+            if gap == 0 {
+                continue;
             }
-            let mut target = bottom;
-            for row in (top..bottom).rev() {
-                let index = row * width + col;
-                if board.level().is_hole(index) || !board.is_piece(index) {
+            let below_gap = !(u64::MAX >> gap.leading_zeros());
+            free &= !below_gap;
+            falling &= !below_gap;
+            while falling != 0 {
+                let row = 63 - falling.leading_zeros() as usize;
+                let target = 63 - free.leading_zeros() as usize;
+                falling &= !(1 << row);
+                free &= !(1 << target);
+                if target == row {
                     continue;
                 }
-                target -= 1;
-                while board.level().is_hole(target * width + col) {
-                    target -= 1;
-                }
-                if target != row {
-                    move_piece(board, index, target * width + col);
-                    falls.push(Fall {
+                move_piece(board, bits, width, row * width + col, target * width + col);
+                pieces = pieces & !(1 << row) | 1 << target;
+                masks.shift(row, target, col, col);
+                moved = true;
+                if settled.record {
+                    settled.falls.push(Fall {
                         from: Position::new(row as u32, col as u32),
                         to: Position::new(target as u32, col as u32),
                     });
                 }
             }
-            // Past the fixed cell above the segment.
-            bottom = top.saturating_sub(1);
         }
     }
-    falls[first..].sort_unstable_by_key(|fall| fall.from);
-    falls.len() > first
+    settled.falls[first..].sort_unstable_by_key(|fall| fall.from);
+    moved
 }
 
 /// Step 2 of a round: fills the empty slots of each column's top segment (no fixed cell above
 /// them), row-major across the board, one draw from `1..=colors` each. True when any spawned.
 fn refill_top_segments<R: Rng + ?Sized>(
     board: &mut ObstacleBoard,
-    colors: u8,
-    rng: &mut R,
-    spawns: &mut Vec<Spawn>,
+    masks: &mut Masks,
+    bits: &mut Bits<'_>,
+    (colors, rng): (u8, &mut R),
+    settled: &mut Settled,
 ) -> bool {
-    let (width, height) = (board.level().width(), board.level().height());
-    let mut below_fixed = vec![false; width];
-    let first = spawns.len();
-    for row in 0..height {
-        for (col, below) in below_fixed.iter_mut().enumerate() {
-            let index = row * width + col;
-            if board.is_fixed(index) {
-                *below = true;
-                continue;
-            }
-            if *below || board.level().is_hole(index) || board.is_piece(index) {
-                continue;
-            }
+    let width = masks.width;
+    let mut spawned = false;
+    for row in 0..masks.height {
+        let below = (0..width).fold(0u64, |line, col| {
+            line | (masks.below_fixed[col] >> row & 1) << col
+        });
+        let empty = masks.empty(row) & !below;
+        for col in BitIter(empty) {
+            let index = row * width + col as usize;
             let color = rng.random_range(1..=colors);
             let (cells, kinds, _, _, _) = board.parts_mut();
             cells[index] = color;
             kinds[index] = PieceKind::Normal;
-            spawns.push(Spawn {
-                position: position(index, width),
-                color,
-            });
+            masks.movable[row] |= 1 << col;
+            if let Some((planes, kind_masks)) = bits {
+                planes.add_cell(row, col, color);
+                kind_masks.place(row, col, PieceKind::Normal);
+            }
+            spawned = true;
+            if settled.record {
+                settled.spawns.push(Spawn {
+                    position: Position::new(row as u32, col),
+                    color,
+                });
+            }
         }
     }
-    spawns.len() > first
+    spawned
 }
 
 /// Step 3 of a round: the first empty slot, scanning rows bottom to top and left to right, that
 /// has a fixed cell above it in its column and a movable piece at its upper-left neighbour,
 /// else at its upper-right one, takes that piece. True when a piece slid.
-fn slide(board: &mut ObstacleBoard, falls: &mut Vec<Fall>) -> bool {
-    let (width, height) = (board.level().width(), board.level().height());
-    // By column, the first row holding a fixed cell (height when none).
-    let first_fixed: Vec<usize> = (0..width)
-        .map(|col| {
-            (0..height)
-                .find(|&row| board.is_fixed(row * width + col))
-                .unwrap_or(height)
-        })
-        .collect();
-    for row in (1..height).rev() {
-        for (col, &fixed_row) in first_fixed.iter().enumerate() {
-            let index = row * width + col;
-            if fixed_row >= row
-                || board.level().is_hole(index)
-                || board.is_fixed(index)
-                || board.is_piece(index)
-            {
+fn slide(
+    board: &mut ObstacleBoard,
+    masks: &mut Masks,
+    bits: &mut Bits<'_>,
+    settled: &mut Settled,
+) -> bool {
+    let width = masks.width;
+    for row in (1..masks.height).rev() {
+        let empty = masks.empty(row);
+        if empty == 0 {
+            continue;
+        }
+        let below = (0..width).fold(0u64, |line, col| {
+            line | (masks.below_fixed[col] >> row & 1) << col
+        });
+        let above = masks.movable[row - 1];
+        for col in BitIter(empty & below) {
+            let left = col.checked_sub(1).filter(|&c| above >> c & 1 == 1);
+            let right = Some(col + 1).filter(|&c| (c as usize) < width && above >> c & 1 == 1);
+            let Some(source) = left.or(right) else {
                 continue;
-            }
-            let above = row - 1;
-            let source = [col.checked_sub(1), Some(col + 1).filter(|&c| c < width)]
-                .into_iter()
-                .flatten()
-                .map(|c| above * width + c)
-                .find(|&i| !board.level().is_hole(i) && board.is_movable(i));
-            if let Some(from) = source {
-                move_piece(board, from, index);
-                falls.push(Fall {
-                    from: position(from, width),
-                    to: position(index, width),
+            };
+            let (from, to) = (
+                (row - 1) * width + source as usize,
+                row * width + col as usize,
+            );
+            move_piece(board, bits, width, from, to);
+            masks.shift(row - 1, row, source as usize, col as usize);
+            if settled.record {
+                settled.falls.push(Fall {
+                    from: Position::new(row as u32 - 1, source),
+                    to: Position::new(row as u32, col),
                 });
-                return true;
             }
+            return true;
         }
     }
     false
@@ -210,7 +435,7 @@ fn slide(board: &mut ObstacleBoard, falls: &mut Vec<Fall>) -> bool {
 /// ingredient stands on an exit.
 pub(crate) fn settles_unchanged(board: &ObstacleBoard, random: bool) -> bool {
     let mut copy = board.clone();
-    let mut settled = Settled::default();
+    let mut settled = Settled::new(false);
     // Any colour will do: only whether something spawns matters.
     let mut rng = crate::rng_from_seed(0);
     let refill = random.then_some((1u8, &mut rng));

@@ -1,9 +1,10 @@
 //! Swaps on boards with level layers (docs/rules.md section 8): the verdict with `BLOCKED` and
 //! ingredients, and the valid swaps, pair by pair.
 
+use crate::bitboard::{BitIter, ColorPlanes};
 use crate::board::Position;
 use crate::moves::{Swap, SwapVerdict, swap_makes_match};
-use crate::swap::level::{Combination, judge_level_swap};
+use crate::swap::level::{Combination, KindMasks, judge_level_swap, level_swap_masks};
 use crate::swap::level_layers::ObstacleBoard;
 use crate::swap::pieces::PieceKind;
 
@@ -45,45 +46,143 @@ pub(crate) fn judge_obstacle_swap(
     }
 }
 
-/// The swap of the pair `pair` of a `width`-column board: pair `2i` is cell `i` with its
-/// right neighbour, pair `2i + 1` with the one below (`None` past the board's edge).
-fn pair_swap(pair: usize, width: usize, height: usize) -> Option<Swap> {
-    let (index, down) = (pair / 2, pair % 2 == 1);
-    let (row, col) = (index / width, index % width);
-    let other = if down {
-        (row + 1 < height).then(|| Position::new(row as u32 + 1, col as u32))
-    } else {
-        (col + 1 < width).then(|| Position::new(row as u32, col as u32 + 1))
-    }?;
-    Some(Swap::new(Position::new(row as u32, col as u32), other))
+/// The valid swaps of each row, as two masks per row (bit `c` of `right[r]` is the swap
+/// `(r, c)-(r, c + 1)`, of `down[r]` the swap `(r, c)-(r + 1, c)`): the section 6 masks of
+/// the colour planes and kind masks without the pairs that touch a fixed cell, and the pairs
+/// with an ingredient judged one by one (an ingredient is no tile there).
+fn valid_swap_masks(board: &ObstacleBoard) -> (Vec<u64>, Vec<u64>) {
+    let planes = ColorPlanes::of(board.level().board());
+    let masks = KindMasks::of(board.level(), &planes);
+    valid_swap_masks_with(board, &planes, &masks)
+}
+
+/// [`valid_swap_masks`] with the board's colour planes and kind masks at hand.
+fn valid_swap_masks_with(
+    board: &ObstacleBoard,
+    planes: &ColorPlanes,
+    masks: &KindMasks,
+) -> (Vec<u64>, Vec<u64>) {
+    let level = board.level();
+    let (width, height) = (level.width(), level.height());
+    let full = u64::MAX >> (64 - width);
+    let mut fixed = vec![0u64; height + 1];
+    let mut ingredients = vec![0u64; height + 1];
+    for index in 0..level.len() {
+        let (row, col) = (index / width, index % width);
+        if board.is_fixed(index) {
+            fixed[row] |= 1 << col;
+        }
+        if level.kind(index) == PieceKind::Ingredient {
+            ingredients[row] |= 1 << col;
+        }
+    }
+    let mut right = vec![0u64; height];
+    let mut down = vec![0u64; height];
+    for row in 0..height {
+        let (r, d) = level_swap_masks(planes, masks, row, height);
+        let free = !fixed[row];
+        right[row] = r & free & (free >> 1);
+        down[row] = d & free & !fixed[row + 1];
+        let with_ingredient = [
+            (
+                &mut right[row],
+                (ingredients[row] | ingredients[row] >> 1) & (full >> 1),
+                0,
+                1,
+            ),
+            (
+                &mut down[row],
+                ingredients[row] | ingredients[row + 1],
+                1,
+                0,
+            ),
+        ];
+        for (mask, candidates, dr, dc) in with_ingredient {
+            if row + dr >= height {
+                continue;
+            }
+            for col in BitIter(candidates & full) {
+                let a = Position::new(row as u32, col);
+                let b = Position::new((row + dr) as u32, col + dc);
+                if judge_obstacle_swap(board, Swap::new(a, b)).0 == SwapVerdict::Ok {
+                    *mask |= 1 << col;
+                }
+            }
+        }
+    }
+    (right, down)
 }
 
 /// Every valid swap once, as `(a, b)` with `a` before `b` in row-major order, sorted by `a`
 /// then `b` (the right neighbour before the one below), each with its combination.
 pub(crate) fn obstacle_valid_swaps(board: &ObstacleBoard) -> Vec<(Swap, Option<Combination>)> {
-    let (width, height) = (board.level().width(), board.level().height());
-    (0..2 * width * height)
-        .filter_map(|pair| pair_swap(pair, width, height))
-        .filter_map(|swap| match judge_obstacle_swap(board, swap) {
-            (SwapVerdict::Ok, combination) => Some((swap, combination)),
-            _ => None,
-        })
-        .collect()
+    let level = board.level();
+    let width = level.width();
+    let (right, down) = valid_swap_masks(board);
+    let mut swaps = Vec::new();
+    for (row, (&r, &d)) in right.iter().zip(&down).enumerate() {
+        for col in BitIter(r | d) {
+            let a = row * width + col as usize;
+            let from = Position::new(row as u32, col);
+            for (mask, b, to) in [
+                (r, a + 1, Position::new(row as u32, col + 1)),
+                (d, a + width, Position::new(row as u32 + 1, col)),
+            ] {
+                if mask >> col & 1 == 1 {
+                    swaps.push((
+                        Swap::new(from, to),
+                        Combination::of(level.kind(a), level.kind(b)),
+                    ));
+                }
+            }
+        }
+    }
+    swaps
+}
+
+/// The number of valid swaps.
+pub(crate) fn count_obstacle_swaps(board: &ObstacleBoard) -> usize {
+    let planes = ColorPlanes::of(board.level().board());
+    let masks = KindMasks::of(board.level(), &planes);
+    count_obstacle_swaps_with(board, &planes, &masks)
+}
+
+/// [`count_obstacle_swaps`] with the board's colour planes and kind masks at hand.
+pub(crate) fn count_obstacle_swaps_with(
+    board: &ObstacleBoard,
+    planes: &ColorPlanes,
+    masks: &KindMasks,
+) -> usize {
+    debug_assert!(planes.describes(board.level().board()));
+    let (right, down) = valid_swap_masks_with(board, planes, masks);
+    right
+        .iter()
+        .chain(&down)
+        .map(|mask| mask.count_ones() as usize)
+        .sum()
 }
 
 /// The first valid swap in [`obstacle_valid_swaps`] order, starting at pair `start` (pair `2i`
 /// is cell `i` with its right neighbour, `2i + 1` with the one below) and wrapping around.
 pub(crate) fn first_obstacle_swap_from(board: &ObstacleBoard, start: usize) -> Option<Swap> {
-    let (width, height) = (board.level().width(), board.level().height());
-    let pairs = 2 * width * height;
-    (0..pairs)
-        .filter_map(|k| pair_swap((start + k) % pairs, width, height))
-        .find(|&swap| judge_obstacle_swap(board, swap).0 == SwapVerdict::Ok)
+    let width = board.level().width();
+    let start = start % (2 * board.level().len());
+    let number = |swap: &Swap| {
+        let a = swap.a.row as usize * width + swap.a.col as usize;
+        2 * a + usize::from(swap.b.row > swap.a.row)
+    };
+    let swaps = obstacle_valid_swaps(board);
+    swaps
+        .iter()
+        .map(|(swap, _)| *swap)
+        .find(|swap| number(swap) >= start)
+        .or_else(|| swaps.first().map(|(swap, _)| *swap))
 }
 
 /// True when `board` has a valid swap.
 pub(crate) fn has_obstacle_swap(board: &ObstacleBoard) -> bool {
-    first_obstacle_swap_from(board, 0).is_some()
+    let (right, down) = valid_swap_masks(board);
+    right.iter().chain(&down).any(|&mask| mask != 0)
 }
 
 /// [`judge_obstacle_swap`], with the groups step 1 would clear (none for a combination or an

@@ -18,7 +18,8 @@ pub(crate) use arrange::{generate_on_layout, shuffle_obstacles};
 pub use cascade::LevelTally;
 pub(crate) use cascade::{obstacle_swap, resolve_obstacle_board_into};
 pub(crate) use judge::{
-    first_obstacle_swap_from, judge_obstacle_swap, obstacle_valid_swaps, preview_obstacle_swap,
+    count_obstacle_swaps, first_obstacle_swap_from, has_obstacle_swap, judge_obstacle_swap,
+    obstacle_valid_swaps, preview_obstacle_swap,
 };
 
 use crate::error::EngineError;
@@ -70,7 +71,7 @@ impl TryFrom<ObstacleBoard> for StableObstacles {
             return Ok(Self(board));
         }
         let mut settled = board.clone();
-        let mut record = gravity::Settled::default();
+        let mut record = gravity::Settled::new(false);
         let mut rng = crate::rng_from_seed(0);
         gravity::settle(&mut settled, Some((1, &mut rng)), &mut record);
         let level = board.level();
