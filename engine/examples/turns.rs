@@ -12,7 +12,8 @@
 //! boards and turns on the layered path: empty hole and kind layers, specials off, so the
 //! same cascades as `plain`; function `turns::layered_recorded_turn`), `obstacles` (the recorded
 //! turn on boards with level layers: 20% jelly, 10% blockers, 5% locks, 2 ingredients;
-//! `turns::obstacle_recorded_turn`) or `hint` (the NONE-refill
+//! `turns::obstacle_recorded_turn`), `greedy` (`rounds` greedy games of 30 moves on their
+//! layout; `turns::greedy_game`, divide by `rounds` only) or `hint` (the NONE-refill
 //! outcomes of every valid swap, `certain_outcomes`); the total divided by `64 * rounds` is
 //! the count of one turn.
 
@@ -67,6 +68,13 @@ fn obstacle_recorded_turn(board: StableBoard, swap: Swap, seed: u64) {
     black_box(engine::resolve_swap(board, swap, LEVEL_OPTIONS, &mut rng).unwrap());
 }
 
+/// One greedy game of 30 moves of the level-play bench's level.
+#[inline(never)]
+fn greedy_game(level: &engine::Level, seed: u64) {
+    let policy = engine::LevelPolicy::Greedy;
+    black_box(engine::simulate_level(level, policy, 1, seed, || true).unwrap());
+}
+
 #[inline(never)]
 fn hint_outcomes(board: &StableBoard) {
     black_box(engine::certain_outcomes(board, false, 200).unwrap());
@@ -77,6 +85,18 @@ fn main() {
     let kind = args.next().unwrap_or_else(|| "level".to_owned());
     let rounds: u64 = args.next().map_or(20, |r| r.parse().expect("rounds"));
     match kind.as_str() {
+        "greedy" => {
+            let level = engine::Level::new(
+                engine::LevelStart::Layout(fixtures::obstacle_layout()),
+                6,
+                30,
+                vec![engine::Goal::ClearJelly, engine::Goal::BringDown(2)],
+            )
+            .unwrap();
+            for seed in 0..rounds {
+                greedy_game(&level, seed);
+            }
+        }
         "obstacles" => {
             let boards = fixtures::obstacle_boards(64);
             for _ in 0..rounds {

@@ -63,6 +63,23 @@ impl KindMasks {
         }
     }
 
+    /// Sets the bits of cell `(row, col)` for what it holds: a tile (`tile`) of `kind`, or not.
+    pub(in crate::swap) fn set_cell(
+        &mut self,
+        (row, col): (usize, u32),
+        tile: bool,
+        kind: PieceKind,
+    ) {
+        let bit = 1u64 << col;
+        for (set, on) in [
+            (&mut self.tiles, tile),
+            (&mut self.specials, kind.is_special()),
+            (&mut self.bombs, kind == PieceKind::ColorBomb),
+        ] {
+            set.set_row(row, set.row(row) & !bit | if on { bit } else { 0 });
+        }
+    }
+
     /// Empties the cells of row `row` in `cells` (a row mask).
     #[inline]
     pub(super) fn remove_row(&mut self, row: usize, cells: u64) {

@@ -26,6 +26,7 @@ pub(in crate::swap) struct Trigger {
 }
 
 /// The cells of one step, in buffers reused from step to step.
+#[derive(Clone)]
 pub(in crate::swap) struct StepCells {
     /// The cells the step clears.
     pub(in crate::swap) cleared: CellSet,

@@ -296,6 +296,18 @@ pub(super) fn play<const RECORD: bool, R: Rng + ?Sized>(
         return Err(EngineError::LevelOver { status });
     }
     let board = StableObstacles::try_from(state.board.clone().into_obstacles())?;
+    play_on::<RECORD, R>(level, state, board, swap, max_steps, rng)
+}
+
+/// The move of [`play`] on `board` (`state`'s board, known stable, its game PLAYING).
+pub(super) fn play_on<const RECORD: bool, R: Rng + ?Sized>(
+    level: &Level,
+    state: &LevelState,
+    board: StableObstacles,
+    swap: Swap,
+    max_steps: u32,
+    rng: &mut R,
+) -> Result<LevelMove, EngineError> {
     let mut tally = LevelTally::default();
     let mut steps = Vec::new();
     let options = level.options(max_steps);

@@ -5,12 +5,12 @@
 use rand::Rng;
 
 use super::goals::Goal;
-use super::play::{Level, LevelState, play};
+use super::play::{Level, LevelState, play_on};
 use crate::error::{EngineError, LevelStatus};
 use crate::moves::Swap;
+use crate::swap::board::SwapBoard;
 use crate::swap::obstacles::{self, LevelTally, StableObstacles, obstacle_valid_swaps};
 use crate::swap::pieces::PieceKind;
-use crate::swap::step::Refill;
 
 /// How a simulated player picks its swaps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,25 +123,22 @@ pub(super) fn goal_value(level: &Level, before: &LevelState, after: &LevelState)
 /// # Errors
 /// [`EngineError::CascadeLimitExceeded`] past the simulated cascade limit.
 pub(super) fn greedy_ranking(level: &Level, state: &LevelState) -> Result<Vec<Swap>, EngineError> {
-    let board = StableObstacles::try_from(state.board.clone().into_obstacles())?;
-    let options = crate::swap::step::CascadeOptions {
-        refill: Refill::None,
-        ..level.options(SIMULATED_MAX_STEPS)
-    };
-    // NONE refill draws nothing.
-    let mut rng = crate::rng_from_seed(0);
+    let board = state.board.clone().into_obstacles();
+    // States of simulated games are stable: every move ends on a stable board.
+    debug_assert!(obstacles::is_obstacle_stable(&board));
+    let prepared = obstacles::Prepared::of(&board);
     let mut ranked = Vec::new();
-    for (order, (swap, _)) in obstacle_valid_swaps(board.board()).into_iter().enumerate() {
+    for (order, (swap, _)) in obstacle_valid_swaps(&board).into_iter().enumerate() {
         let mut tally = LevelTally::default();
-        let (summary, _) = obstacles::obstacle_swap::<false, _, _>(
-            board.board().clone(),
+        let (after, score) = obstacles::certain_obstacle_outcome(
+            (&board, &prepared),
             swap,
-            options,
-            (&mut rng, &mut Vec::new(), &mut tally),
+            SIMULATED_MAX_STEPS,
+            &mut tally,
         )?;
-        let after = level.advance(state, summary.board, summary.total_score, &tally);
+        let after = level.advance(state, SwapBoard::obstacles(after), score, &tally);
         let value = goal_value(level, state, &after);
-        ranked.push((value, summary.total_score, order, swap));
+        ranked.push((value, score, order, swap));
     }
     ranked.sort_by(|x, y| y.0.total_cmp(&x.0).then(y.1.cmp(&x.1)).then(x.2.cmp(&y.2)));
     Ok(ranked.into_iter().map(|(.., swap)| swap).collect())
@@ -211,8 +208,16 @@ impl LevelPolicy {
                 let mut used = 0;
                 let mut next = Some(swap);
                 while let Some(swap) = next {
-                    let played =
-                        play::<false, R>(&unlimited, &rollout, swap, SIMULATED_MAX_STEPS, rng)?;
+                    let board =
+                        StableObstacles::new_unchecked(rollout.board.clone().into_obstacles());
+                    let played = play_on::<false, R>(
+                        &unlimited,
+                        &rollout,
+                        board,
+                        swap,
+                        SIMULATED_MAX_STEPS,
+                        rng,
+                    )?;
                     rollout = played.state;
                     used += 1;
                     if played.status != LevelStatus::Playing || used > depth {

@@ -3,9 +3,10 @@
 
 use rand::Rng;
 
-use super::play::{Level, LevelState, play};
+use super::play::{Level, LevelState, play_on};
 use super::policy::{LevelPolicy, SIMULATED_MAX_STEPS, goal_at_start};
 use crate::error::{EngineError, LevelStatus};
+use crate::swap::obstacles::StableObstacles;
 
 /// The moves left in the games won: mean and nearest-rank percentiles.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -146,7 +147,9 @@ pub fn simulate_level(
     }))
 }
 
-/// Plays one game from `state` to its end; returns the last state and its status.
+/// Plays one game from `state` (a first state) to its end; returns the last state and its
+/// status. Every state after a move is stable and its status known, so the moves skip the
+/// checks of [`super::play_level_move`].
 fn play_game<R: Rng + ?Sized>(
     level: &Level,
     policy: LevelPolicy,
@@ -154,15 +157,15 @@ fn play_game<R: Rng + ?Sized>(
     rng: &mut R,
     search_rng: &mut R,
 ) -> Result<(LevelState, LevelStatus), EngineError> {
-    loop {
-        let status = level.status(&state);
-        if status != LevelStatus::Playing {
-            return Ok((state, status));
-        }
+    let mut status = level.status(&state);
+    while status == LevelStatus::Playing {
         let Some(swap) = policy.choose(level, &state, search_rng)? else {
             return Ok((state, LevelStatus::LostDead));
         };
-        let played = play::<false, R>(level, &state, swap, SIMULATED_MAX_STEPS, rng)?;
+        let board = StableObstacles::new_unchecked(state.board.clone().into_obstacles());
+        let played = play_on::<false, R>(level, &state, board, swap, SIMULATED_MAX_STEPS, rng)?;
         state = played.state;
+        status = played.status;
     }
+    Ok((state, status))
 }

@@ -47,6 +47,11 @@ struct ObstacleCascade<'a> {
     gravity: Box<Masks>,
     /// The specials the step being cleared created.
     created: Vec<Special>,
+    /// Where the next step's runs can be: every run passes through a cell whose piece changed
+    /// (moved, spawned or created) or a tile whose lock the last step removed.
+    search: RunSearch,
+    /// The part of the next search the last clearing made (created specials, unlocked tiles).
+    cleared_search: RunSearch,
     /// The swap that started the cascade, until its step is cleared.
     trigger: Option<Trigger>,
     /// The trigger of the step being cleared (step 1 of a swap).
@@ -54,27 +59,89 @@ struct ObstacleCascade<'a> {
     tally: &'a mut LevelTally,
 }
 
-impl<'a> ObstacleCascade<'a> {
-    fn new(
-        board: &'a mut ObstacleBoard,
-        trigger: Option<Trigger>,
-        tally: &'a mut LevelTally,
-    ) -> Self {
+/// The bitboards of a board with level layers at the start of a cascade: made once for a
+/// board, and copied for each swap tried on it.
+#[derive(Clone)]
+pub(crate) struct Prepared {
+    planes: ColorPlanes,
+    masks: KindMasks,
+    gravity: Box<Masks>,
+    /// The step buffers, with the board's locked tiles.
+    cells: Box<StepCells>,
+}
+
+impl Prepared {
+    /// The bitboards of `board`.
+    pub(crate) fn of(board: &ObstacleBoard) -> Self {
         let planes = ColorPlanes::of(board.level().board());
         let masks = KindMasks::of(board.level(), &planes);
-        let mut cells = StepCells::new();
+        let mut cells = Box::new(StepCells::new());
         let width = board.level().width();
         for (index, _) in board.locks().iter().enumerate().filter(|(_, lock)| **lock) {
             cells.locked.insert(index / width, index % width);
         }
-        let gravity = Box::new(Masks::of(board));
         Self {
-            board,
             planes,
             masks,
+            gravity: Box::new(Masks::of(board)),
             cells,
-            gravity,
+        }
+    }
+
+    /// Records that the pieces of cells `a` and `b` of `board` (row-major indices) traded
+    /// places; `board` is the board after the exchange.
+    fn exchange(&mut self, board: &ObstacleBoard, a: usize, b: usize) {
+        let width = board.level().width();
+        let cell = |i: usize| (i / width, (i % width) as u32);
+        // Each cell's colour before the exchange is the other cell's now.
+        for (from, to) in [(a, b), (b, a)] {
+            let color = board.level().color(to);
+            if color != EMPTY {
+                self.planes.remove_cell(cell(from).0, cell(from).1, color);
+            }
+        }
+        for i in [a, b] {
+            let color = board.level().color(i);
+            if color != EMPTY {
+                self.planes.add_cell(cell(i).0, cell(i).1, color);
+            }
+            let level = board.level();
+            self.masks
+                .set_cell(cell(i), level.is_tile(i), level.kind(i));
+        }
+        self.gravity.exchange(a, b);
+    }
+}
+
+impl<'a> ObstacleCascade<'a> {
+    fn new(
+        board: &'a mut ObstacleBoard,
+        (trigger, search): (Option<Trigger>, RunSearch),
+        tally: &'a mut LevelTally,
+    ) -> Self {
+        let prepared = Prepared::of(board);
+        Self::with(board, prepared, (trigger, search), tally)
+    }
+
+    /// The cascade of `board`, whose bitboards are `prepared`.
+    fn with(
+        board: &'a mut ObstacleBoard,
+        prepared: Prepared,
+        (trigger, search): (Option<Trigger>, RunSearch),
+        tally: &'a mut LevelTally,
+    ) -> Self {
+        debug_assert!(prepared.planes.describes(board.level().board()));
+        debug_assert!(prepared.masks == KindMasks::of(board.level(), &prepared.planes));
+        debug_assert!(*prepared.gravity == Masks::of(board));
+        Self {
+            board,
+            planes: prepared.planes,
+            masks: prepared.masks,
+            cells: *prepared.cells,
+            gravity: prepared.gravity,
             created: Vec::new(),
+            search,
+            cleared_search: RunSearch { rows: 0, colors: 0 },
             trigger,
             step_trigger: None,
             tally,
@@ -145,6 +212,21 @@ impl<'a> ObstacleCascade<'a> {
                 }
             }
         }
+        // The next step's search starts with the created specials and the unlocked tiles: a
+        // run of tiles that were all locked is still there, unchanged.
+        let mut search = RunSearch { rows: 0, colors: 0 };
+        let colors = self.board.level().board().cells();
+        for special in &self.created {
+            search.rows = search.rows.max(special.position.row as usize + 1);
+            search.colors |= 1 << special.color;
+        }
+        for (row, &line) in unlocked_now.rows()[..height].iter().enumerate() {
+            for col in BitIter(line) {
+                search.rows = search.rows.max(row + 1);
+                search.colors |= 1 << colors[row * width + col as usize];
+            }
+        }
+        self.cleared_search = search;
         let created = self.created.iter().map(|special| special.position);
         let cleared = &self.cells.cleared;
         self.gravity
@@ -163,7 +245,12 @@ impl CascadeBoard for ObstacleCascade<'_> {
             self.cells.in_group.clear_rows(height);
             return true;
         }
-        self.cells.in_group = self.planes.matched();
+        self.cells.in_group = self.search.matched(&self.planes);
+        debug_assert!(
+            self.cells.in_group == self.planes.matched(),
+            "a run outside {:?}",
+            self.search
+        );
         self.cells.in_group.rows()[..height]
             .iter()
             .any(|&line| line != 0)
@@ -216,14 +303,18 @@ impl CascadeBoard for ObstacleCascade<'_> {
         let bits = Some((&mut self.planes, &mut self.masks));
         settle_with(self.board, (&mut self.gravity, bits), refill, &mut settled);
         self.tally.collected += settled.collected.len() as u64;
+        self.search = RunSearch {
+            rows: self.cleared_search.rows.max(settled.changed_rows),
+            colors: self.cleared_search.colors | settled.changed_colors,
+        };
         debug_assert!(self.planes.describes(self.board.level().board()));
         debug_assert!(self.masks == KindMasks::of(self.board.level(), &self.planes));
         StepSettling {
             falls: settled.falls,
             spawns: settled.spawns,
             collected: settled.collected,
-            // Every colour: the next step looks for runs everywhere.
-            changed_colors: u32::MAX,
+            // The loop's search is not used: this board keeps its own (see `search`).
+            changed_colors: 0,
         }
     }
 
@@ -258,10 +349,51 @@ pub(crate) fn obstacle_swap<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?
     let (a, b) = (index(swap.a), index(swap.b));
     exchange(board.level_mut(), a, b);
     let trigger = Trigger { a, b, combination };
-    let mut cascading = ObstacleCascade::new(&mut board, Some(trigger), tally);
+    let search = RunSearch::after_swap(swap, [board.level().color(a), board.level().color(b)]);
+    let mut cascading = ObstacleCascade::new(&mut board, (Some(trigger), search), tally);
     let totals = run_cascade::<RECORD, _, R, S>(&mut cascading, 0, options, rng, sink)?;
     let bits = (cascading.planes, cascading.masks);
     Ok((finish(board, bits, totals, options, rng), totals))
+}
+
+/// The certain outcome of `swap` (valid) on `board` (stable, its bitboards `prepared`): its
+/// cascade under NONE refill,
+/// nothing recorded and the final board not judged (for policies that rank swaps). Returns the
+/// final board and the score; adds what the goals count to `tally`.
+///
+/// # Errors
+/// As [`obstacle_swap`].
+pub(crate) fn certain_obstacle_outcome(
+    (board, prepared): (&ObstacleBoard, &Prepared),
+    swap: Swap,
+    max_steps: u32,
+    tally: &mut LevelTally,
+) -> Result<(ObstacleBoard, u64), EngineError> {
+    let (verdict, combination) = judge_obstacle_swap(board, swap);
+    if let Some(rejection) = verdict.rejection() {
+        return Err(EngineError::IllegalSwap(rejection));
+    }
+    let mut board = board.clone();
+    let width = board.level().width();
+    let index = |p: Position| p.row as usize * width + p.col as usize;
+    let (a, b) = (index(swap.a), index(swap.b));
+    exchange(board.level_mut(), a, b);
+    let mut bits = prepared.clone();
+    bits.exchange(&board, a, b);
+    let options = CascadeOptions {
+        refill: Refill::None,
+        auto_shuffle: false,
+        max_steps,
+        specials: true,
+    };
+    // NONE refill draws nothing.
+    let mut rng = crate::rng_from_seed(0);
+    let trigger = Trigger { a, b, combination };
+    let search = RunSearch::after_swap(swap, [board.level().color(a), board.level().color(b)]);
+    let mut cascading = ObstacleCascade::with(&mut board, bits, (Some(trigger), search), tally);
+    let sink: &mut Vec<crate::swap::step::CascadeStep> = &mut Vec::new();
+    let totals = run_cascade::<false, _, _, _>(&mut cascading, 0, options, &mut rng, sink)?;
+    Ok((board, totals.score))
 }
 
 /// Resolves `board` as given: settles it first (a step with no groups when anything falls,
@@ -290,7 +422,8 @@ pub(crate) fn resolve_obstacle_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>
     let settling_steps = hand_settling_step(sink, (falls, spawns, collected), || {
         SwapBoard::obstacles(board.clone())
     })?;
-    let mut cascading = ObstacleCascade::new(&mut board, None, tally);
+    let everywhere = RunSearch::everywhere(board.level().height());
+    let mut cascading = ObstacleCascade::new(&mut board, (None, everywhere), tally);
     let totals = run_cascade::<true, _, R, S>(&mut cascading, settling_steps, options, rng, sink)?;
     let bits = (cascading.planes, cascading.masks);
     Ok(finish(board, bits, totals, options, rng))

@@ -26,6 +26,10 @@ pub(crate) struct Settled {
     pub(crate) collected: Vec<Position>,
     /// True when anything fell, slid or spawned.
     pub(crate) moved: bool,
+    /// One past the deepest row a piece moved to or spawned in (0 when none).
+    pub(crate) changed_rows: usize,
+    /// The colours of the pieces that moved or spawned (bit `c` for colour `c`).
+    pub(crate) changed_colors: u32,
 }
 
 impl Settled {
@@ -35,6 +39,12 @@ impl Settled {
             record,
             ..Self::default()
         }
+    }
+
+    /// Notes that a piece of `color` arrived in row `row`.
+    fn note(&mut self, row: usize, color: u8) {
+        self.changed_rows = self.changed_rows.max(row + 1);
+        self.changed_colors |= 1 << color;
     }
 
     /// True when nothing fell, spawned or left.
@@ -50,7 +60,7 @@ const MAX_ROUNDS: usize = 64 * 64 * 64;
 
 /// The board's cells as row masks, for one settling (fixed cells and holes do not change
 /// while a board settles).
-#[derive(PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub(super) struct Masks {
     width: usize,
     height: usize,
@@ -163,6 +173,17 @@ impl Masks {
         }
     }
 
+    /// Records that the pieces of cells `a` and `b` (row-major indices, both movable) traded
+    /// places.
+    pub(super) fn exchange(&mut self, a: usize, b: usize) {
+        let width = self.width;
+        let (a, b) = ((a / width, a % width), (b / width, b % width));
+        let ingredient_a = self.ingredients[a.0] >> a.1 & 1;
+        let ingredient_b = self.ingredients[b.0] >> b.1 & 1;
+        self.ingredients[a.0] = self.ingredients[a.0] & !(1 << a.1) | ingredient_b << a.1;
+        self.ingredients[b.0] = self.ingredients[b.0] & !(1 << b.1) | ingredient_a << b.1;
+    }
+
     /// The empty slots of row `row`.
     fn empty(&self, row: usize) -> u64 {
         self.full & !self.holes[row] & !self.fixed[row] & !self.movable[row]
@@ -259,7 +280,7 @@ fn move_piece(
     width: usize,
     from: usize,
     to: usize,
-) {
+) -> u8 {
     let (colors, kinds, _, _, _) = board.parts_mut();
     let color = colors[from];
     colors[to] = color;
@@ -277,6 +298,7 @@ fn move_piece(
         }
         kind_masks.move_tile(from, to);
     }
+    color
 }
 
 /// Step 1 of a round: in each segment of each column (its runs of non-fixed cells between fixed
@@ -331,7 +353,8 @@ fn fall(
                 if target == row {
                     continue;
                 }
-                move_piece(board, bits, width, row * width + col, target * width + col);
+                let color = move_piece(board, bits, width, row * width + col, target * width + col);
+                settled.note(target, color);
                 pieces = pieces & !(1 << row) | 1 << target;
                 masks.shift(row, target, col, col);
                 moved = true;
@@ -371,6 +394,7 @@ fn refill_top_segments<R: Rng + ?Sized>(
             cells[index] = color;
             kinds[index] = PieceKind::Normal;
             masks.movable[row] |= 1 << col;
+            settled.note(row, color);
             if let Some((planes, kind_masks)) = bits {
                 planes.add_cell(row, col, color);
                 kind_masks.place(row, col, PieceKind::Normal);
@@ -416,7 +440,8 @@ fn slide(
                 (row - 1) * width + source as usize,
                 row * width + col as usize,
             );
-            move_piece(board, bits, width, from, to);
+            let color = move_piece(board, bits, width, from, to);
+            settled.note(row, color);
             masks.shift(row - 1, row, source as usize, col as usize);
             if settled.record {
                 settled.falls.push(Fall {

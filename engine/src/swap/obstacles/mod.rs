@@ -16,7 +16,9 @@ use std::fmt;
 pub(crate) use super::level_layers::ObstacleBoard;
 pub(crate) use arrange::{generate_on_layout, shuffle_obstacles};
 pub use cascade::LevelTally;
-pub(crate) use cascade::{obstacle_swap, resolve_obstacle_board_into};
+pub(crate) use cascade::{
+    Prepared, certain_obstacle_outcome, obstacle_swap, resolve_obstacle_board_into,
+};
 pub(crate) use judge::{
     count_obstacle_swaps, first_obstacle_swap_from, has_obstacle_swap, judge_obstacle_swap,
     obstacle_valid_swaps, preview_obstacle_swap,
