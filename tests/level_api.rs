@@ -358,6 +358,31 @@ fn level_errors_name_the_field() {
         "level.move_limit"
     );
     assert_eq!(invalid_field(bad_level(&|l| l.board = None)), "level.board");
+    // A layout that leaves no possible swap: named `level.board` in a level, `layout` in
+    // GenerateBoard.
+    let mut stuck = Board {
+        width: 3,
+        height: 3,
+        cells: vec![0; 9],
+        blockers: vec![1; 9],
+        ..Default::default()
+    };
+    stuck.blockers[4] = 0;
+    let stuck_level = level_of(stuck.clone(), 5, goals.clone());
+    assert_eq!(invalid_field(start(&stuck_level, 0)), "level.board");
+    let stuck_simulation = simulate(SwapSimulateRequest {
+        level: Some(stuck_level),
+        games: 1,
+        ..Default::default()
+    });
+    assert_eq!(invalid_field(stuck_simulation), "level.board");
+    let stuck_generation = rpc::generate_board(SwapGenerateBoardRequest {
+        layout: Some(stuck),
+        colors: 4,
+        ..Default::default()
+    })
+    .map_err(engine_status);
+    assert_eq!(invalid_field(stuck_generation), "layout");
     let missing = rpc::start_level(StartLevelRequest::default()).map_err(engine_status);
     assert_eq!(invalid_field(missing), "level");
 

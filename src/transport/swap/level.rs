@@ -170,15 +170,23 @@ pub(super) fn state_to_proto(
 ///
 /// # Errors
 /// As [`engine::Level::first_state`].
-pub(super) fn first_state(level: &engine::Level, seed: u64) -> Result<engine::LevelState, EngineError> {
+pub(super) fn first_state(
+    level: &engine::Level,
+    seed: u64,
+) -> Result<engine::LevelState, EngineError> {
     let mut rng = engine::rng_from_seed(seed);
-    level.first_state(&mut rng).map_err(|error| match error {
+    level.first_state(&mut rng).map_err(in_level_board)
+}
+
+/// `error` of a generation on a level's layout, naming `level.board` instead of `layout`.
+pub(super) fn in_level_board(error: EngineError) -> EngineError {
+    match error {
         EngineError::InvalidParameter {
             field: "layout",
             reason,
         } => invalid("level.board", reason),
         other => other,
-    })
+    }
 }
 
 /// StartLevel, engine side.

@@ -221,7 +221,7 @@ fn replay_level(
                     .map_or(0, |board| engine::count_valid_swaps(&board) as u32);
                 moves.push(proto::SwapReplayMove {
                     swap: play.swap,
-                    score: played.state.score - state.score,
+                    score: played.state.score.saturating_sub(state.score),
                     steps: played.steps.len() as u32,
                     shuffled: played.board_before_shuffle.is_some(),
                     dead: played.status == engine::LevelStatus::LostDead,

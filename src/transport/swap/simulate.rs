@@ -215,7 +215,8 @@ fn simulate_level(
     let policy = level::policy_from_proto(&request)?;
     let simulated = engine::simulate_level(&level, policy, request.games, request.seed, || {
         !stopped(context)
-    })?
+    })
+    .map_err(level::in_level_board)?
     .ok_or_else(crate::transport::status::work_deadline)?;
     let moves_left = simulated.moves_left.unwrap_or(engine::MovesLeft {
         mean: 0.0,
