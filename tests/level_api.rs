@@ -427,6 +427,65 @@ fn level_errors_name_the_field() {
 }
 
 #[test]
+fn input_progress_counts_are_read_and_the_rest_recomputed() {
+    let collect = Goal {
+        kind: GoalKind::Collect as i32,
+        target: 50,
+        color: 1,
+    };
+    let jelly = Goal {
+        kind: GoalKind::ClearJelly as i32,
+        ..Default::default()
+    };
+    let level = level_of(jelly_start(), 10, vec![collect, jelly]);
+    let state = start(&level, 0).unwrap();
+    assert_eq!(
+        state.progress,
+        vec![
+            proto::GoalProgress {
+                value: 0,
+                met: false
+            },
+            proto::GoalProgress {
+                value: 36,
+                met: false
+            },
+        ]
+    );
+    let played = play_first(&level, &state, 3);
+    let next = played.state.unwrap();
+    let red_cleared = played
+        .steps
+        .iter()
+        .flat_map(|s| &s.groups)
+        .filter(|g| g.color == 1)
+        .map(|g| g.cells.len() as u64)
+        .sum::<u64>();
+    assert_eq!(next.progress[0].value, red_cleared);
+    // A COLLECT count sent back is the count so far; the jelly's progress and every `met` and
+    // the status are recomputed, whatever the client sends.
+    let mut sent = next.clone();
+    sent.progress[0].value = 49;
+    sent.progress[1] = proto::GoalProgress {
+        value: 0,
+        met: true,
+    };
+    sent.status = LevelStatus::Won as i32;
+    let swap = first_swap(sent.board.as_ref().unwrap());
+    let after = play(&level, &sent, swap, 4).unwrap().state.unwrap();
+    assert!(after.progress[0].value >= 49);
+    assert!(after.progress[1].value > 0 && !after.progress[1].met);
+    // A count that meets the COLLECT goal on a board without jelly: the state sent is WON,
+    // so a move on it is LEVEL_OVER.
+    let mut won = next.clone();
+    won.progress[0].value = 50;
+    won.board.as_mut().unwrap().jelly = vec![0; 36];
+    let over = play(&level, &won, swap, 4).unwrap_err();
+    assert_eq!(reason(&over), "LEVEL_OVER");
+    assert!(over.message().contains("WON"), "{over:?}");
+}
+
+#[test]
 fn validate_swap_on_a_locked_tile_is_blocked() {
     let mut board = plain_start();
     let swap = first_swap(&board);
