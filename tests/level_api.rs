@@ -772,6 +772,25 @@ fn simulate_of_a_level_is_deterministic_and_consistent() {
     );
 }
 
+#[test]
+fn simulate_of_a_level_past_its_deadline_is_work_deadline() {
+    let context = SearchContext {
+        deadline: Some(std::time::Instant::now()),
+        cancel: Default::default(),
+    };
+    let status = rpc::simulate(
+        SwapSimulateRequest {
+            level: Some(level_of(jelly_start(), 6, vec![score_goal(400)])),
+            games: 10,
+            ..Default::default()
+        },
+        Some(&context),
+    )
+    .unwrap_err();
+    assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+    assert_eq!(reason(&status), "WORK_DEADLINE");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Over gRPC
 // ---------------------------------------------------------------------------------------------
