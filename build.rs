@@ -7,6 +7,7 @@ use std::path::PathBuf;
 const PROTO_ROOT: &str = "proto";
 const PROTO_FILES: &[&str] = &[
     "proto/matchgrid/v1/board.proto",
+    "proto/matchgrid/v1/level.proto",
     "proto/matchgrid/v1/swap.proto",
     "proto/matchgrid/v1/collapse.proto",
 ];

@@ -19,6 +19,8 @@ const PATHS: &[&str] = &[
     "/matchgrid.v1.SwapPuzzle/Shuffle",
     "/matchgrid.v1.SwapPuzzle/ReplayGame",
     "/matchgrid.v1.SwapPuzzle/Hint",
+    "/matchgrid.v1.SwapPuzzle/StartLevel",
+    "/matchgrid.v1.SwapPuzzle/PlayMove",
     "/matchgrid.v1.CollapsePuzzle/GenerateBoard",
     "/matchgrid.v1.CollapsePuzzle/Tap",
     "/matchgrid.v1.CollapsePuzzle/CheckDeadState",

@@ -118,6 +118,8 @@ async fn reflection_serves_file_descriptors_with_their_dependencies() {
                 "ReplayGame",
                 "Hint",
                 "Simulate",
+                "StartLevel",
+                "PlayMove",
             ][..],
         ),
         (

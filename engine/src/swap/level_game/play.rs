@@ -216,18 +216,18 @@ impl Level {
             .enumerate()
             .map(|(index, goal)| {
                 let before = state.counts.get(index).copied().unwrap_or(0);
-                before
-                    + match *goal {
-                        Goal::Collect { color, .. } => tally.cleared_by_color[usize::from(color)],
-                        Goal::BringDown(_) => tally.collected,
-                        _ => 0,
-                    }
+                // Saturating: the counts and the score come from the client.
+                before.saturating_add(match *goal {
+                    Goal::Collect { color, .. } => tally.cleared_by_color[usize::from(color)],
+                    Goal::BringDown(_) => tally.collected,
+                    _ => 0,
+                })
             })
             .collect();
         LevelState {
             board,
             moves_left: state.moves_left.saturating_sub(1),
-            score: state.score + score,
+            score: state.score.saturating_add(score),
             counts,
         }
     }
