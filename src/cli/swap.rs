@@ -295,6 +295,7 @@ async fn generate(client: &mut Client, json: bool, command: SwapGenerate) -> Res
         seed: command.seed,
         min_moves: Some(command.min_moves),
         holes: command.holes.unwrap_or_default().0,
+        layout: None,
     };
     emit(json, &reply(client.generate_board(request).await)?, |r| {
         board_summary(r.board.as_ref(), "valid swaps", r.valid_swap_count)
@@ -386,6 +387,7 @@ async fn replay(client: &mut Client, json: bool, command: SwapReplay) -> Result<
     let request = proto::SwapReplayGameRequest {
         start: Some(start),
         moves,
+        ..Default::default()
     };
     emit(
         json,
@@ -428,6 +430,7 @@ async fn simulate(client: &mut Client, json: bool, command: SwapSimulate) -> Res
         policy: proto::SwapPolicy::from(command.policy).into(),
         colors: command.colors,
         max_steps: 0,
+        ..Default::default()
     };
     let response = with_progress("simulating", 0, client.simulate(request)).await;
     emit(json, &reply(response)?, simulate_text)

@@ -30,10 +30,11 @@ impl SwapPuzzle for SwapService {
         request: Request<proto::SwapGenerateBoardRequest>,
     ) -> Result<Response<proto::SwapGenerateBoardResponse>, Status> {
         let message = request.get_ref();
-        let placement = Placement::for_cells(
-            cells(message.width, message.height),
-            SEARCH_INLINE_CELL_LIMIT,
-        );
+        let generated = match &message.layout {
+            Some(layout) => board_cells(Some(layout)),
+            None => cells(message.width, message.height),
+        };
+        let placement = Placement::for_cells(generated, SEARCH_INLINE_CELL_LIMIT);
         self.admission
             .run(placement, request, |r, _| swap::generate_board(r))
             .await
@@ -89,10 +90,11 @@ impl SwapPuzzle for SwapService {
     ) -> Result<Response<proto::SwapReplayGameResponse>, Status> {
         use proto::swap_replay_game_request::Start;
         let message = request.get_ref();
-        let start_cells = match &message.start {
-            Some(Start::Board(board)) => board_cells(Some(board)),
-            Some(Start::Generate(generate)) => cells(generate.width, generate.height),
-            None => 0,
+        let start_cells = match (&message.start, &message.level) {
+            (_, Some(level)) => board_cells(level.board.as_ref()),
+            (Some(Start::Board(board)), None) => board_cells(Some(board)),
+            (Some(Start::Generate(generate)), None) => cells(generate.width, generate.height),
+            (None, None) => 0,
         };
         let placement = Placement::for_replay(start_cells, message.moves.len());
         self.admission
@@ -125,6 +127,33 @@ impl SwapPuzzle for SwapService {
     ) -> Result<Response<proto::SwapSimulateResponse>, Status> {
         self.admission
             .run_search(request, |r, _, context| swap::simulate(r, Some(&context)))
+            .await
+    }
+
+
+    async fn start_level(
+        &self,
+        request: Request<proto::StartLevelRequest>,
+    ) -> Result<Response<proto::StartLevelResponse>, Status> {
+        // A generation on a layout, as GenerateBoard's.
+        let message = request.get_ref();
+        let level_cells = board_cells(message.level.as_ref().and_then(|l| l.board.as_ref()));
+        let placement = Placement::for_cells(level_cells, SEARCH_INLINE_CELL_LIMIT);
+        self.admission
+            .run(placement, request, |r, _| swap::start_level(r))
+            .await
+    }
+
+    async fn play_move(
+        &self,
+        request: Request<proto::PlayMoveRequest>,
+    ) -> Result<Response<proto::PlayMoveResponse>, Status> {
+        // One cascade, as ResolveCascade's.
+        let message = request.get_ref();
+        let state_cells = board_cells(message.state.as_ref().and_then(|s| s.board.as_ref()));
+        let placement = Placement::for_cells(state_cells, INLINE_CELL_LIMIT);
+        self.admission
+            .run(placement, request, |r, _| swap::play_move(r))
             .await
     }
 }

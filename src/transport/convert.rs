@@ -61,14 +61,7 @@ pub fn swap_board_from_proto(
     if !plays_specials(&board) {
         return Ok(plain.into());
     }
-    let kinds = board
-        .kinds
-        .iter()
-        .enumerate()
-        .map(|(index, &value)| {
-            kind_from_proto(value).ok_or(engine::LevelError::UnknownKind { index, value })
-        })
-        .collect::<Result<Vec<_>, _>>();
+    let kinds = kinds_from_proto(&board.kinds);
     // Counts are judged before values: a list of the wrong length is named as a whole.
     let size = plain.cells().len();
     if !board.holes.is_empty() && board.holes.len() != size {
@@ -85,6 +78,46 @@ pub fn swap_board_from_proto(
         }
         .into());
     }
+    let layers = level_layers_from_proto(&board);
+    Ok(engine::SwapBoard::with_level_layers(
+        plain,
+        board.holes,
+        kinds?,
+        layers,
+    )?)
+}
+
+/// True when `board` is a *layout* (docs/rules.md section 8): cells given for every position
+/// of its size, all 0.
+pub fn is_layout(board: &proto::Board) -> bool {
+    let size = (board.width as usize).saturating_mul(board.height as usize);
+    size > 0 && board.cells.len() == size && board.cells.iter().all(|&cell| cell == 0)
+}
+
+/// Parses a layout (a board whose every cell is 0, [`is_layout`]) with its holes, kinds and
+/// level layers, as [`engine::SwapBoard::layout`] takes it.
+///
+/// # Errors
+/// As [`engine::SwapBoard::layout`], the fields named as for any board (`board.jelly[i]`, ...).
+pub fn layout_from_proto(board: proto::Board) -> Result<engine::SwapBoard, EngineError> {
+    let kinds = kinds_from_proto(&board.kinds)?;
+    let layers = level_layers_from_proto(&board);
+    engine::SwapBoard::layout(board.width, board.height, board.holes, kinds, layers)
+}
+
+/// The wire kinds as engine kinds.
+fn kinds_from_proto(kinds: &[i32]) -> Result<Vec<engine::PieceKind>, engine::LevelError> {
+    kinds
+        .iter()
+        .enumerate()
+        .map(|(index, &value)| {
+            kind_from_proto(value).ok_or(engine::LevelError::UnknownKind { index, value })
+        })
+        .collect()
+}
+
+/// The level layers of a wire board (jelly, blockers, locks, exits).
+fn level_layers_from_proto(board: &proto::Board) -> engine::LevelLayers {
     // Values past a byte are out of range anyway; 255 keeps them out of range.
     let bytes = |values: &[u32]| -> Vec<u8> {
         values
@@ -92,18 +125,12 @@ pub fn swap_board_from_proto(
             .map(|&value| u8::try_from(value).unwrap_or(u8::MAX))
             .collect()
     };
-    let layers = engine::LevelLayers {
+    engine::LevelLayers {
         jelly: bytes(&board.jelly),
         blockers: bytes(&board.blockers),
-        locks: board.locks,
-        exits: board.exits,
-    };
-    Ok(engine::SwapBoard::with_level_layers(
-        plain,
-        board.holes,
-        kinds?,
-        layers,
-    )?)
+        locks: board.locks.clone(),
+        exits: board.exits.clone(),
+    }
 }
 
 /// The rule a swap-family request plays by (docs/rules.md sections 6 and 8): a board sent with

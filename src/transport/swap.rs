@@ -9,17 +9,19 @@ use tonic::Status;
 use super::ServiceLimits;
 
 use super::convert::{
-    cascade_step_to_proto, plays_specials, swap_board_from_proto, swap_from_proto, unknown_enum,
+    self, cascade_step_to_proto, plays_specials, swap_board_from_proto, swap_from_proto, unknown_enum,
 };
 use super::status::engine_status;
 use crate::engine::{self, CascadeOptions, EngineError, Refill, StableBoard};
 use crate::proto;
 
 mod hint;
+mod level;
 mod replay;
 mod simulate;
 
 pub use hint::{MAX_HINT_SAMPLED_CASCADES, MAX_HINT_SAMPLES, hint};
+pub use level::{LEVEL_MAX_STEPS, MAX_LEVEL_GOALS, MAX_LEVEL_MOVES, play_move, start_level};
 pub use replay::{MAX_REPLAY_MOVES, replay_game, swap_board_digest};
 pub use simulate::{MAX_SIMULATE_GAMES, MAX_SIMULATE_MOVES, MAX_SIMULATE_TOTAL_MOVES, simulate};
 
@@ -79,6 +81,9 @@ pub fn cascade_options(
 pub fn generate_board(
     request: proto::SwapGenerateBoardRequest,
 ) -> Result<proto::SwapGenerateBoardResponse, EngineError> {
+    if let Some(layout) = request.layout.clone() {
+        return generate_on_layout(layout, request);
+    }
     let mut rng = engine::rng_from_seed(request.seed);
     let size = engine::GenerationSize::for_swap(request.width, request.height, request.colors)?;
     let min_moves = request.min_moves.unwrap_or(1);
@@ -87,6 +92,44 @@ pub fn generate_board(
     } else {
         engine::generate_swap_board_with_holes(size, min_moves, request.holes, &mut rng)?
     };
+    Ok(proto::SwapGenerateBoardResponse {
+        board: Some((&board).into()),
+        valid_swap_count: count as u32,
+    })
+}
+
+/// GenerateBoard with a `layout` (docs/rules.md section 8): `width`, `height` and `holes` must
+/// be unset and every cell of the layout 0 (else INVALID_ARGUMENT naming `layout`); `colors`
+/// as without one (2..=16); `min_moves` unset means 1.
+fn generate_on_layout(
+    layout: proto::Board,
+    request: proto::SwapGenerateBoardRequest,
+) -> Result<proto::SwapGenerateBoardResponse, EngineError> {
+    let invalid = |reason: &str| EngineError::InvalidParameter {
+        field: "layout",
+        reason: reason.to_owned(),
+    };
+    if request.width != 0 || request.height != 0 || !request.holes.is_empty() {
+        return Err(invalid(
+            "with a layout, width, height and holes must be unset: the layout has them",
+        ));
+    }
+    if !(2..=u32::from(engine::MAX_COLOR)).contains(&request.colors) {
+        return Err(EngineError::InvalidParameter {
+            field: "colors",
+            reason: format!("must be 2..=16, got {}", request.colors),
+        });
+    }
+    if !convert::is_layout(&layout) {
+        return Err(invalid(
+            "a layout has a 0 in every one of its width x height cells",
+        ));
+    }
+    let layout = convert::layout_from_proto(layout)?;
+    let mut rng = engine::rng_from_seed(request.seed);
+    let min_moves = request.min_moves.unwrap_or(1) as usize;
+    let (board, count) =
+        engine::generate_on_layout(&layout, request.colors as u8, min_moves, &mut rng)?;
     Ok(proto::SwapGenerateBoardResponse {
         board: Some((&board).into()),
         valid_swap_count: count as u32,

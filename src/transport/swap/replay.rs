@@ -5,7 +5,7 @@
 use tonic::Status;
 
 use super::super::ServiceLimits;
-use super::{cascade_options, generate_board, resolve_cascade_within};
+use super::{cascade_options, generate_board, level, resolve_cascade_within};
 use crate::engine::{self, CascadeOptions, EngineError, StableBoard};
 use crate::proto;
 use crate::transport::convert::{swap_board_from_proto, swap_from_proto};
@@ -87,6 +87,15 @@ pub fn replay_game(
                 request.moves.len()
             ),
         });
+    }
+    if request.level.is_some() {
+        if request.start.is_some() {
+            return Err(EngineError::InvalidParameter {
+                field: "level",
+                reason: "a replay starts from `start` or from `level`, not both".to_owned(),
+            });
+        }
+        return replay_level(request);
     }
     let (start, generated) = match request.start {
         Some(Start::Board(board)) => (board, false),
@@ -170,6 +179,95 @@ pub fn replay_game(
         board: Some(board),
         rejected,
         start_board: generated.then_some(start),
+        level: None,
+    })
+}
+
+/// ReplayGame of a level: StartLevel's state for `level_seed`, then each move as PlayMove
+/// plays it with the move's swap and seed (its other options are the level's). The first move
+/// PlayMove refuses (or a move without a swap) is reported in `rejected`; a level generated on
+/// a layout answers its start in `start_board`.
+///
+/// # Errors
+/// As StartLevel for the level and its start.
+fn replay_level(
+    request: proto::SwapReplayGameRequest,
+) -> Result<proto::SwapReplayGameResponse, EngineError> {
+    let level = level::level_from_proto(request.level)?;
+    let mut state = level::first_state(&level, request.level_seed)?;
+    let mut status = level.status(&state);
+    let start_board = matches!(level.start(), engine::LevelStart::Layout(_))
+        .then(|| proto::Board::from(&state.board));
+    let mut decided_at = None;
+    let mut moves = Vec::with_capacity(request.moves.len());
+    let mut rejected = None;
+    for (index, play) in request.moves.iter().enumerate() {
+        let Some(wire_swap) = play.swap else {
+            rejected = Some(proto::SwapReplayRejection {
+                index: index as u32,
+                swap: None,
+                verdict: proto::SwapVerdict::Unspecified.into(),
+                code: tonic::Code::InvalidArgument as u32,
+                reason: "INVALID_ARGUMENT".to_owned(),
+                message: format!("moves[{index}].swap: a move of a level needs a swap"),
+            });
+            break;
+        };
+        let played = swap_from_proto(Some(wire_swap))
+            .and_then(|swap| level::play_level(&level, &state, swap, play.seed));
+        match played {
+            Ok(played) => {
+                let valid_swap_count = StableBoard::try_from(played.state.board.clone())
+                    .map_or(0, |board| engine::count_valid_swaps(&board) as u32);
+                moves.push(proto::SwapReplayMove {
+                    swap: play.swap,
+                    score: played.state.score - state.score,
+                    steps: played.steps.len() as u32,
+                    shuffled: played.board_before_shuffle.is_some(),
+                    dead: played.status == engine::LevelStatus::LostDead,
+                    stable: true,
+                    valid_swap_count,
+                });
+                if status == engine::LevelStatus::Playing
+                    && played.status != engine::LevelStatus::Playing
+                {
+                    decided_at = Some(index as u32);
+                }
+                state = played.state;
+                status = played.status;
+            }
+            Err(error) => {
+                let verdict = refusal_verdict(&error);
+                let status = engine_status(error);
+                rejected = Some(proto::SwapReplayRejection {
+                    index: index as u32,
+                    swap: play.swap,
+                    verdict: verdict.into(),
+                    code: status.code() as u32,
+                    reason: error_reason(&status),
+                    message: status.message().to_owned(),
+                });
+                break;
+            }
+        }
+    }
+    let board = proto::Board::from(&state.board);
+    let wire_state = level::state_to_proto(&level, &state, status);
+    Ok(proto::SwapReplayGameResponse {
+        moves,
+        total_score: state.score,
+        board_digest: swap_board_digest(&board)?.to_vec(),
+        board: Some(board),
+        rejected,
+        start_board,
+        level: Some(proto::LevelReplay {
+            status: wire_state.status,
+            decided_at,
+            moves_left: state.moves_left,
+            score: state.score,
+            progress: wire_state.progress.clone(),
+            state: Some(wire_state),
+        }),
     })
 }
 

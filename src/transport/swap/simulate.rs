@@ -6,7 +6,7 @@ use tonic::Status;
 
 use super::super::SearchContext;
 use super::hint::{certain_options, random_options, stopped};
-use super::{cascade_options, generate_board, stable_board};
+use super::{cascade_options, generate_board, level, stable_board};
 use crate::engine::{self, EngineError, StableBoard};
 use crate::proto;
 use crate::transport::convert::{plays_specials, unknown_enum};
@@ -78,6 +78,9 @@ fn simulate_of(
     context: Option<&SearchContext>,
 ) -> Result<proto::SwapSimulateResponse, CallError> {
     use proto::swap_simulate_request::Start;
+    if request.level.is_some() {
+        return simulate_level(request, context);
+    }
     if !(1..=MAX_SIMULATE_GAMES).contains(&request.games) {
         return Err(simulate_limit(
             "games",
@@ -159,5 +162,83 @@ fn simulate_of(
         },
         dead_games,
         start_board: generated.then_some(start),
+        level: None,
+    })
+}
+
+/// Simulate of a level ([`engine::simulate_level`]): checks `start` (must be unset), `moves`,
+/// `policy`, `colors` and `max_steps` (must be unset: the level's apply), `games`, the level,
+/// `games * move_limit`, then the policy and its search options. Only `level` is answered.
+fn simulate_level(
+    request: proto::SwapSimulateRequest,
+    context: Option<&SearchContext>,
+) -> Result<proto::SwapSimulateResponse, CallError> {
+    if request.start.is_some() {
+        return Err(simulate_limit(
+            "level",
+            "a simulation starts from `start` or from `level`, not both".to_owned(),
+        ));
+    }
+    let unset = |field, set: bool| {
+        if set {
+            Err(simulate_limit(
+                field,
+                "must be unset with `level` (the level's own applies)".to_owned(),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    unset("moves", request.moves != 0)?;
+    unset("policy", request.policy != 0)?;
+    unset("colors", request.colors != 0)?;
+    unset("max_steps", request.max_steps != 0)?;
+    if !(1..=MAX_SIMULATE_GAMES).contains(&request.games) {
+        return Err(simulate_limit(
+            "games",
+            format!("must be 1..={MAX_SIMULATE_GAMES}, got {}", request.games),
+        ));
+    }
+    let level = level::level_from_proto(request.level.clone())?;
+    let total = u64::from(request.games) * u64::from(level.move_limit());
+    if total > MAX_SIMULATE_TOTAL_MOVES {
+        return Err(simulate_limit(
+            "games",
+            format!(
+                "games x level.move_limit must be at most {MAX_SIMULATE_TOTAL_MOVES}, got {} x {} \
+                 = {total}",
+                request.games,
+                level.move_limit()
+            ),
+        ));
+    }
+    let policy = level::policy_from_proto(&request)?;
+    let simulated = engine::simulate_level(&level, policy, request.games, request.seed, || {
+        !stopped(context)
+    })?
+    .ok_or_else(crate::transport::status::work_deadline)?;
+    let moves_left = simulated.moves_left.unwrap_or(engine::MovesLeft {
+        mean: 0.0,
+        p10: 0,
+        p50: 0,
+        p90: 0,
+    });
+    Ok(proto::SwapSimulateResponse {
+        level: Some(proto::LevelSimulation {
+            games: simulated.games,
+            wins: simulated.wins,
+            pass_rate: simulated.pass_rate,
+            pass_rate_low: simulated.pass_rate_low,
+            pass_rate_high: simulated.pass_rate_high,
+            attempts_per_success: simulated.attempts_per_success.unwrap_or(0.0),
+            moves_left_mean: moves_left.mean,
+            moves_left_p10: moves_left.p10,
+            moves_left_p50: moves_left.p50,
+            moves_left_p90: moves_left.p90,
+            loss_progress: simulated.loss_progress,
+            lost_dead: simulated.lost_dead,
+            lost_out_of_moves: simulated.lost_out_of_moves,
+        }),
+        ..Default::default()
     })
 }
