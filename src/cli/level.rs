@@ -122,20 +122,24 @@ fn parse_level_swap(text: &str) -> Result<proto::Swap, String> {
 type Client = SwapPuzzleClient<Channel>;
 
 pub(super) async fn run_level(server: &str, args: ClientArgs<LevelCommand>) -> Result<(), Failure> {
+    // The file first: its faults need no server.
+    let path = match &args.command {
+        LevelCommand::Generate(c) => &c.file,
+        LevelCommand::Play(c) => &c.file,
+        LevelCommand::Replay(c) => &c.file,
+        LevelCommand::Simulate(c) => &c.file,
+    };
+    let file = read_level_file(path).map_err(Failure::from)?;
     let limit = args.max_message_bytes as usize;
     let mut client =
         SwapPuzzleClient::new(connect(server, &args.tls).await?).max_decoding_message_size(limit);
     let json = args.json;
     match args.command {
-        LevelCommand::Generate(command) => generate(&mut client, json, command).await,
-        LevelCommand::Play(command) => play(&mut client, json, command).await,
-        LevelCommand::Replay(command) => replay(&mut client, json, command).await,
-        LevelCommand::Simulate(command) => simulate(&mut client, json, command).await,
+        LevelCommand::Generate(command) => generate(&mut client, json, &file, command).await,
+        LevelCommand::Play(command) => play(&mut client, json, &file, command).await,
+        LevelCommand::Replay(command) => replay(&mut client, json, &file, command).await,
+        LevelCommand::Simulate(command) => simulate(&mut client, json, &file, command).await,
     }
-}
-
-fn load(file: &std::path::Path) -> Result<LevelFile, Failure> {
-    read_level_file(file).map_err(Failure::from)
 }
 
 async fn start(
@@ -150,18 +154,26 @@ async fn start(
     reply(client.start_level(request).await)
 }
 
-async fn generate(client: &mut Client, json: bool, command: LevelGenerate) -> Result<(), Failure> {
-    let file = load(&command.file)?;
-    let response = start(client, &file, command.seed).await?;
+async fn generate(
+    client: &mut Client,
+    json: bool,
+    file: &LevelFile,
+    command: LevelGenerate,
+) -> Result<(), Failure> {
+    let response = start(client, file, command.seed).await?;
     emit(json, &response, |r| {
-        start_text(&file, &r.state.clone().unwrap_or_default(), command.seed)
+        start_text(file, &r.state.clone().unwrap_or_default(), command.seed)
     })
 }
 
-async fn play(client: &mut Client, json: bool, command: LevelPlay) -> Result<(), Failure> {
+async fn play(
+    client: &mut Client,
+    json: bool,
+    file: &LevelFile,
+    command: LevelPlay,
+) -> Result<(), Failure> {
     use std::io::Write as _;
-    let file = load(&command.file)?;
-    let started = start(client, &file, command.seed).await?;
+    let started = start(client, file, command.seed).await?;
     let mut state = started.state.clone().unwrap_or_default();
     let print = |text: String| {
         let mut out = anstream::stdout();
@@ -170,7 +182,7 @@ async fn play(client: &mut Client, json: bool, command: LevelPlay) -> Result<(),
             .map_err(|e| Failure::from(format!("stdout: {e}")))
     };
     if !json {
-        print(start_text(&file, &state, command.seed))?;
+        print(start_text(file, &state, command.seed))?;
     }
     let interactive = command.moves.is_none();
     let mut given = command.moves.unwrap_or_default().into_iter();
@@ -215,9 +227,10 @@ async fn play(client: &mut Client, json: bool, command: LevelPlay) -> Result<(),
             }
         };
         if !json {
+            let before = state.board.clone().unwrap_or_default();
             print(format!(
                 "\n{}",
-                move_text(&file.level, index, &swap, seed, &response)
+                move_text(&file.level, &before, index, &swap, seed, &response)
             ))?;
         }
         state = response.state.clone().unwrap_or_default();
@@ -254,8 +267,12 @@ fn read_swap(index: usize) -> Result<Option<proto::Swap>, Failure> {
     }
 }
 
-async fn replay(client: &mut Client, json: bool, command: LevelReplay) -> Result<(), Failure> {
-    let file = load(&command.file)?;
+async fn replay(
+    client: &mut Client,
+    json: bool,
+    file: &LevelFile,
+    command: LevelReplay,
+) -> Result<(), Failure> {
     let moves = command
         .moves
         .into_iter()
@@ -277,8 +294,12 @@ async fn replay(client: &mut Client, json: bool, command: LevelReplay) -> Result
     })
 }
 
-async fn simulate(client: &mut Client, json: bool, command: LevelSimulate) -> Result<(), Failure> {
-    let file = load(&command.file)?;
+async fn simulate(
+    client: &mut Client,
+    json: bool,
+    file: &LevelFile,
+    command: LevelSimulate,
+) -> Result<(), Failure> {
     let (policy, label) = match command.policy {
         LevelPolicyArg::Greedy => (proto::LevelPolicy::Greedy, "greedy".to_owned()),
         LevelPolicyArg::Search => (

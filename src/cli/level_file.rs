@@ -298,8 +298,8 @@ fn parse_rows(rows: &[String]) -> Result<(proto::Board, bool), String> {
     let at_cell = |index: usize| format!("row {}, col {}", index / width, index % width);
     let board = engine::SwapBoard::parse(&text).map_err(|e| match &e {
         EngineError::Level(level) => match cell_index(level) {
-            Some(index) => format!("{}: {e}", at_cell(index)),
-            None => e.to_string(),
+            Some(index) => format!("{}: {level}", at_cell(index)),
+            None => level.to_string(),
         },
         _ => e.to_string(),
     })?;

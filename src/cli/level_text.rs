@@ -228,9 +228,11 @@ pub(super) fn start_text(file: &LevelFile, state: &proto::LevelState, seed: u64)
     text + &state_text(level, state) + LEGEND + "\n"
 }
 
-/// One PlayMove answer: the swap, the steps' score, hits and collections, the new state.
+/// One PlayMove answer, played on `before`: the swap, the steps' score, hits and
+/// collections, the new state.
 pub(super) fn move_text(
     level: &proto::Level,
+    before: &proto::Board,
     index: usize,
     swap: &proto::Swap,
     seed: u64,
@@ -244,7 +246,12 @@ pub(super) fn move_text(
         r.steps.len(),
         if r.shuffled { ", shuffled" } else { "" }
     );
-    let hits: Vec<String> = r.steps.iter().flat_map(|s| &s.hits).map(hit_text).collect();
+    let hits: Vec<String> = r
+        .steps
+        .iter()
+        .flat_map(|s| &s.hits)
+        .map(|hit| hit_text(before, hit))
+        .collect();
     if !hits.is_empty() {
         let _ = writeln!(text, "hits ({}): {}", hits.len(), hits.join(", "));
     }
@@ -265,25 +272,32 @@ pub(super) fn move_text(
     text + &state_text(level, &r.state.clone().unwrap_or_default())
 }
 
-/// A hit: `2,3 jelly 1->0`-style, naming what it did.
-fn hit_text(hit: &proto::Hit) -> String {
+/// A hit as `ROW,COL` and what it did: `unlocked`, `blocker 1 left`, `blocker destroyed`,
+/// `jelly 1 left`, `jelly cleared` (a blocker is told from jelly by `before`, the board the
+/// move was played on: blockers never move).
+fn hit_text(before: &proto::Board, hit: &proto::Hit) -> String {
+    let index = hit.position.as_ref().map_or(usize::MAX, |p| {
+        p.row as usize * before.width as usize + p.col as usize
+    });
+    let had_blocker = before.blockers.get(index).is_some_and(|&b| b > 0);
     let mut what = Vec::new();
     if hit.lock_removed {
         what.push("unlocked".to_owned());
     }
     if hit.blocker_left > 0 {
         what.push(format!("blocker {} left", hit.blocker_left));
+    } else if had_blocker {
+        what.push("blocker destroyed".to_owned());
     }
-    if what.is_empty() && hit.jelly_left == 0 {
-        // Jelly cleared, or a blocker destroyed (the hit does not say which it was).
-        what.push("cleared".to_owned());
-    } else if hit.jelly_left > 0 {
+    if hit.jelly_left > 0 {
         what.push(format!("jelly {} left", hit.jelly_left));
+    } else if what.is_empty() {
+        what.push("jelly cleared".to_owned());
     }
     format!(
         "{} {}",
         position_text(hit.position.as_ref()),
-        what.join(" ")
+        what.join(", ")
     )
 }
 

@@ -200,6 +200,10 @@ pub struct ClientArgs<C: Subcommand> {
     /// Print the response as JSON instead of grids.
     #[arg(long, global = true, display_order = 900)]
     pub json: bool,
+    /// Plain text, no colours, even on a terminal (colours are also off when stdout is not a
+    /// terminal, or NO_COLOR is set).
+    #[arg(long, global = true, display_order = 901)]
+    pub no_color: bool,
     /// Server to call: HOST:PORT or http://HOST:PORT, or https://HOST:PORT for TLS (needs
     /// --tls-ca). Also accepted before the subcommand.
     #[arg(
@@ -386,6 +390,15 @@ fn parse_swap(text: &str) -> Result<proto::Swap, String> {
 
 /// Runs a parsed command line; `Err` is a one-line message for stderr.
 pub fn run(cli: Cli) -> Result<(), String> {
+    let no_color = match &cli.command {
+        Command::Serve(_) => false,
+        Command::Swap(args) => args.no_color,
+        Command::Collapse(args) => args.no_color,
+        Command::Level(args) => args.no_color,
+    };
+    if no_color {
+        anstream::ColorChoice::Never.write_global();
+    }
     match cli.command {
         Command::Serve(config) => crate::server::run(config),
         Command::Swap(args) => client_runtime()?.block_on(async {
