@@ -639,6 +639,8 @@ async fn golden_swap_replay_game() {
             golden_move((5, 1), (6, 1), 8),
             golden_move((0, 0), (2, 2), 9),
         ],
+        level: None,
+        level_seed: 0,
     };
     let response = same_bytes_everywhere!(first, second, replay_game, request.clone());
     // Move 1 is golden_resolve_cascade_on_the_generated_board's cascade.
@@ -758,6 +760,11 @@ async fn golden_swap_simulate_greedy() {
         policy: SwapPolicy::HintGreedy as i32,
         colors: 0,
         max_steps: 0,
+        level: None,
+        level_policy: 0,
+        search_candidates: 0,
+        search_rollouts: 0,
+        search_depth: None,
     };
     let response = same_bytes_everywhere!(first, second, simulate, request.clone());
     assert_eq!(response.game_scores, vec![2280, 1830, 3210, 2840, 2660]);

@@ -160,6 +160,7 @@ fn generation_with_a_mask() {
         seed: 11,
         min_moves: Some(4),
         holes: holes.clone(),
+        layout: None,
     };
     let response = rpc::generate_board(request.clone()).unwrap();
     let board = response.board.unwrap();
@@ -179,6 +180,7 @@ fn generation_with_a_mask() {
         seed: 0,
         min_moves: None,
         holes: vec![false, true, false, false],
+        layout: None,
     };
     assert_eq!(
         invalid_field(rpc::generate_board(infeasible).map_err(engine_status)),

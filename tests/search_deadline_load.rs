@@ -193,6 +193,11 @@ async fn a_greedy_simulate_past_the_timeout_answers_work_deadline_not_server_tim
         policy: proto::SwapPolicy::HintGreedy as i32,
         colors: 6,
         max_steps: 0,
+        level: None,
+        level_policy: 0,
+        search_candidates: 0,
+        search_rollouts: 0,
+        search_depth: None,
     };
     for _ in 0..2 {
         let status = client

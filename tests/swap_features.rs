@@ -169,6 +169,7 @@ fn start_board(
         seed,
         min_moves: Some(0),
         holes,
+        layout: None,
     })
     .ok()?
     .board?;
@@ -263,7 +264,7 @@ proptest! {
             moves.push(play);
         }
         let replay = rpc::replay_game(
-            SwapReplayGameRequest { start: Some(Start::Board(start.clone())), moves: moves.clone() },
+            SwapReplayGameRequest { start: Some(Start::Board(start.clone())), moves: moves.clone(), level: None, level_seed: 0 },
             ServiceLimits::default(),
         ).unwrap();
         check_replay_equals_cascades(&start, &moves, &replay);
@@ -296,6 +297,8 @@ fn replay_reports_the_first_refused_move() {
         SwapReplayGameRequest {
             start: Some(Start::Board(start.clone())),
             moves: moves.clone(),
+            level: None,
+            level_seed: 0,
         },
         ServiceLimits::default(),
     )
@@ -320,6 +323,8 @@ fn replay_reports_the_first_refused_move() {
         SwapReplayGameRequest {
             start: Some(Start::Board(start.clone())),
             moves: moves.clone(),
+            level: None,
+            level_seed: 0,
         },
         ServiceLimits::default(),
     )
@@ -367,6 +372,8 @@ async fn replay_game_over_grpc() {
         .replay_game(SwapReplayGameRequest {
             start: Some(Start::Generate(generate)),
             moves: moves.clone(),
+            level: None,
+            level_seed: 0,
         })
         .await
         .unwrap()
@@ -380,13 +387,20 @@ async fn replay_game_over_grpc() {
         .replay_game(SwapReplayGameRequest {
             start: Some(Start::Board(generated.clone())),
             moves: vec![SwapMove::default(); rpc::MAX_REPLAY_MOVES + 1],
+            level: None,
+            level_seed: 0,
         })
         .await
         .unwrap_err();
     assert_eq!(too_many.code(), Code::InvalidArgument);
     assert_eq!(bad_request_fields(&too_many), vec!["moves".to_owned()]);
     let no_start = client
-        .replay_game(SwapReplayGameRequest { start: None, moves })
+        .replay_game(SwapReplayGameRequest {
+            start: None,
+            moves,
+            level: None,
+            level_seed: 0,
+        })
         .await
         .unwrap_err();
     assert_eq!(no_start.code(), Code::InvalidArgument);
@@ -603,6 +617,11 @@ fn simulate_request(
         policy: policy as i32,
         colors: 4,
         max_steps: 0,
+        level: None,
+        level_policy: 0,
+        search_candidates: 0,
+        search_rollouts: 0,
+        search_depth: None,
     }
 }
 
@@ -748,6 +767,11 @@ async fn simulate_over_grpc() {
         policy: proto::SwapPolicy::HintGreedy as i32,
         colors: 0,
         max_steps: 0,
+        level: None,
+        level_policy: 0,
+        search_candidates: 0,
+        search_rollouts: 0,
+        search_depth: None,
     };
     let reply = client.simulate(request.clone()).await.unwrap().into_inner();
     let start = rpc::generate_board(generate).unwrap().board.unwrap();
@@ -877,12 +901,12 @@ proptest! {
         for generate in [false, true] {
             let start = if generate {
                 Start::Generate(SwapGenerateBoardRequest {
-                    width, height, colors, seed, min_moves: Some(0), holes: start.holes.clone(),
+                    width, height, colors, seed, min_moves: Some(0), holes: start.holes.clone(), layout: None,
                 })
             } else {
                 Start::Board(start.clone())
             };
-            let request = SwapReplayGameRequest { start: Some(start), moves: moves.clone() };
+            let request = SwapReplayGameRequest { start: Some(start), moves: moves.clone(), level: None, level_seed: 0 };
             let fast = rpc::replay_game(request.clone(), limits);
             let reference = features::replay_game_reference(request, limits);
             prop_assert_eq!(fast, reference);
@@ -945,7 +969,7 @@ proptest! {
         let holes = start.as_ref().map(|board| board.holes.clone()).unwrap_or_default();
         let start = if generate && mode != 2 {
             proto::swap_simulate_request::Start::Generate(SwapGenerateBoardRequest {
-                width, height, colors, seed, min_moves: Some(0), holes,
+                width, height, colors, seed, min_moves: Some(0), holes, layout: None,
             })
         } else {
             proto::swap_simulate_request::Start::Board(start.unwrap())
@@ -957,7 +981,7 @@ proptest! {
             seed: sim_seed,
             policy: if random_policy { proto::SwapPolicy::Random } else { proto::SwapPolicy::HintGreedy } as i32,
             colors: sim_colors,
-            max_steps,
+            max_steps, level: None, level_policy: 0, search_candidates: 0, search_rollouts: 0, search_depth: None,
         };
         assert_same(rpc::simulate(request.clone(), None), features::simulate_reference(request));
     }

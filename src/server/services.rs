@@ -130,7 +130,6 @@ impl SwapPuzzle for SwapService {
             .await
     }
 
-
     async fn start_level(
         &self,
         request: Request<proto::StartLevelRequest>,

@@ -9,7 +9,8 @@ use tonic::Status;
 use super::ServiceLimits;
 
 use super::convert::{
-    self, cascade_step_to_proto, plays_specials, swap_board_from_proto, swap_from_proto, unknown_enum,
+    self, cascade_step_to_proto, plays_specials, swap_board_from_proto, swap_from_proto,
+    unknown_enum,
 };
 use super::status::engine_status;
 use crate::engine::{self, CascadeOptions, EngineError, Refill, StableBoard};

@@ -286,6 +286,7 @@ pub fn simulate_reference(
         },
         dead_games,
         start_board: generated.then_some(start),
+        level: None,
     })
 }
 
@@ -400,5 +401,6 @@ pub fn replay_game_reference(
         board: Some(board),
         rejected,
         start_board: generated.then_some(start),
+        level: None,
     })
 }

@@ -271,12 +271,22 @@ pub fn policy_from_proto(
     let candidates = match request.search_candidates {
         0 => 4,
         n @ 1..=16 => n,
-        n => return Err(invalid("search_candidates", format!("must be 1..=16, got {n}"))),
+        n => {
+            return Err(invalid(
+                "search_candidates",
+                format!("must be 1..=16, got {n}"),
+            ));
+        }
     };
     let rollouts = match request.search_rollouts {
         0 => 8,
         n @ 1..=64 => n,
-        n => return Err(invalid("search_rollouts", format!("must be 1..=64, got {n}"))),
+        n => {
+            return Err(invalid(
+                "search_rollouts",
+                format!("must be 1..=64, got {n}"),
+            ));
+        }
     };
     let depth = match request.search_depth {
         None => 3,

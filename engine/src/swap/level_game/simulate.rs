@@ -57,7 +57,9 @@ pub(super) fn wilson_interval(wins: u32, games: u32) -> (f64, f64) {
     let denominator = 1.0 + Z * Z / n;
     let centre = (p + Z * Z / (2.0 * n)) / denominator;
     let half = Z * (p * (1.0 - p) / n + Z * Z / (4.0 * n * n)).sqrt() / denominator;
-    ((centre - half).max(0.0), (centre + half).min(1.0))
+    // Rounding may leave the bounds a hair on the wrong side of `p` when it is 0 or 1 (the
+    // exact interval always holds it).
+    ((centre - half).clamp(0.0, p), (centre + half).clamp(p, 1.0))
 }
 
 /// The nearest-rank `percent` percentile of sorted `values` (not empty).

@@ -240,4 +240,7 @@ fn the_wilson_interval_matches_its_formula() {
     assert!((low - 0.4902).abs() < 1e-3, "{low}");
     assert!((high - 0.9433).abs() < 1e-3, "{high}");
     assert_eq!(super::simulate::wilson_interval(0, 0), (0.0, 1.0));
+    // At a pass rate of 0 or 1 the bounds hold it exactly, whatever the rounding.
+    assert_eq!(super::simulate::wilson_interval(30, 30).1, 1.0);
+    assert_eq!(super::simulate::wilson_interval(0, 30).0, 0.0);
 }
