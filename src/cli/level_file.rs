@@ -354,7 +354,7 @@ mod tests {
         let board = file.level.board.unwrap();
         assert_eq!((board.width, board.height), (4, 3));
         assert!(board.cells.iter().all(|&c| c == 0));
-        assert_eq!(board.locks[4], true);
+        assert!(board.locks[4]);
         assert_eq!(board.jelly[4], 1);
         assert_eq!(board.blockers[8], 2);
         assert_eq!(board.kinds[10], proto::PieceKind::Ingredient as i32);
