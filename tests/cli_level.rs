@@ -245,3 +245,67 @@ fn level_file_faults_name_the_file_field_row_and_column() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn play_reads_swaps_from_stdin_and_goes_on_after_a_refused_one() {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let server = TestServer::start(&[]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_matchgrid"))
+        .args(["--server", &server.url(), "level", "play"])
+        .args([&example("cherry_drop"), "--seed", "3"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A refused swap, a typo, then the first move of the test above, then the end.
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"3,3-3,4\nnonsense\n4,4-4,5\nq\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("SWAP_VERDICT_BLOCKED"), "{stderr}");
+    assert_eq!(
+        stderr
+            .matches("move 1 (ROW,COL-ROW,COL; q quits)> ")
+            .count(),
+        3,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("expected ROW,COL-ROW,COL, got \"nonsense\""),
+        "{stderr}"
+    );
+    assert_eq!(
+        line(&stdout, "move 1: "),
+        "move 1: swap 4,4:4,5 (seed 0): 4 steps, +770 points"
+    );
+    assert!(stdout.ends_with("moves left 24, score 770\ngoals: BRING_DOWN 0/2\nstatus PLAYING\n"));
+}
+
+#[test]
+fn every_example_level_reads() {
+    let dir = format!("{}/examples/levels", env!("CARGO_MANIFEST_DIR"));
+    let mut kinds = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let file = matchgrid::cli::level_file::read_level_file(&path).unwrap();
+        let board = file.level.board.as_ref().unwrap();
+        assert!(
+            (7..=9).contains(&board.width) && (7..=9).contains(&board.height),
+            "{path:?}"
+        );
+        assert!((4..=6).contains(&file.level.colors), "{path:?}");
+        kinds.extend(file.level.goals.iter().map(|g| g.kind));
+    }
+    kinds.sort_unstable();
+    assert_eq!(kinds, vec![1, 2, 3, 4, 5], "one level per goal kind");
+}

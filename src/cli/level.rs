@@ -187,7 +187,9 @@ async fn play(
     let interactive = command.moves.is_none();
     let mut given = command.moves.unwrap_or_default().into_iter();
     let mut moves = Vec::new();
-    for index in 0.. {
+    // Move `index` is the next to play: a refused swap (interactive) does not count.
+    loop {
+        let index = moves.len();
         if state.status != proto::LevelStatus::Playing as i32 {
             break;
         }
