@@ -782,3 +782,387 @@ async fn golden_swap_simulate_greedy() {
     let reference = reference::features::simulate_reference(request).unwrap();
     assert_eq!(response, reference);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Level play (docs/rules.md section 8)
+// ---------------------------------------------------------------------------------------------
+
+/// A 6x6 layout: a 2-point blocker at (2, 2), a lock at (3, 2), two jelly layers along row 0.
+fn golden_layout() -> Board {
+    let mut jelly = vec![0; 36];
+    jelly[..6].fill(2);
+    let mut blockers = vec![0; 36];
+    blockers[14] = 2;
+    let mut locks = vec![false; 36];
+    locks[20] = true;
+    Board {
+        width: 6,
+        height: 6,
+        cells: vec![0; 36],
+        jelly,
+        blockers,
+        locks,
+        ..Default::default()
+    }
+}
+
+/// The golden layout as a level of 5 colours and 10 moves: clear the jelly and score 500.
+fn golden_level() -> matchgrid::proto::Level {
+    use matchgrid::proto::{Goal, GoalKind, Level};
+    Level {
+        board: Some(golden_layout()),
+        colors: 5,
+        move_limit: 10,
+        goals: vec![
+            Goal {
+                kind: GoalKind::ClearJelly as i32,
+                ..Default::default()
+            },
+            Goal {
+                kind: GoalKind::Score as i32,
+                target: 500,
+                color: 0,
+            },
+        ],
+    }
+}
+
+/// A wire board in the naive model's terms.
+fn play_level_of(board: &Board) -> reference::level_play::PlayLevel {
+    let size = board.cells.len();
+    reference::level_play::PlayLevel {
+        w: board.width as usize,
+        h: board.height as usize,
+        cells: board.cells.clone(),
+        holes: if board.holes.is_empty() {
+            vec![false; size]
+        } else {
+            board.holes.clone()
+        },
+        kinds: board.kinds.iter().map(|&k| k as u32).collect(),
+        jelly: board.jelly.clone(),
+        blockers: board.blockers.clone(),
+        locks: board.locks.clone(),
+        exits: board.exits.clone(),
+    }
+}
+
+#[tokio::test]
+async fn golden_level_play_start_on_a_layout_and_play_move() {
+    use matchgrid::proto::{LevelStatus, PlayMoveRequest, StartLevelRequest};
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.swap_client().await, b.swap_client().await);
+    let started = same_bytes_everywhere!(
+        first,
+        second,
+        start_level,
+        StartLevelRequest {
+            level: Some(golden_level()),
+            seed: 42,
+        }
+    );
+    let state = started.state.unwrap();
+    let start = state.board.clone().unwrap();
+    // Every cell but the blocker's coloured, the locked one included; the layers kept.
+    assert_eq!(text(&start), "GYRPYB/GYYGYR/BG.RPY/YPGBBG/PBPYBP/YGRPYR");
+    assert_eq!(start.jelly, golden_layout().jelly);
+    assert_eq!(start.blockers, golden_layout().blockers);
+    assert_eq!(start.locks, golden_layout().locks);
+    assert!(play_level_of(&start).is_stable(true));
+    let progress = |state: &matchgrid::proto::LevelState| -> Vec<(u64, bool)> {
+        state.progress.iter().map(|p| (p.value, p.met)).collect()
+    };
+    assert_eq!(progress(&state), vec![(12, false), (0, false)]);
+    assert_eq!(
+        (state.moves_left, state.score, state.status),
+        (10, 0, LevelStatus::Playing as i32)
+    );
+    let listed = first
+        .check_dead_state(SwapCheckDeadStateRequest {
+            board: Some(start.clone()),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let first_swap = listed.valid_swaps[0];
+    assert_eq!(listed.valid_swaps.len(), 4);
+    assert_eq!(swaps_of(&listed.valid_swaps)[0], ((1, 3), (1, 4)));
+    let request = PlayMoveRequest {
+        level: Some(golden_level()),
+        state: Some(state.clone()),
+        swap: Some(first_swap),
+        seed: 9,
+        include_step_boards: false,
+    };
+    let played = same_bytes_everywhere!(first, second, play_move, request);
+    let next = played.state.clone().unwrap();
+    // One run of yellow in row 1, next to the blocker: it loses a hit point.
+    assert_eq!(played.steps.len(), 1);
+    assert_eq!(played.steps[0].score, 30);
+    let hits: Vec<_> = played.steps[0]
+        .hits
+        .iter()
+        .map(|h| {
+            (
+                cell(h.position.unwrap()),
+                h.jelly_left,
+                h.blocker_left,
+                h.lock_removed,
+            )
+        })
+        .collect();
+    assert_eq!(hits, vec![((2, 2), 0, 1, false)]);
+    assert!(!played.shuffled);
+    let end = next.board.clone().unwrap();
+    assert_eq!(text(&end), "GBRPYB/GYRPGR/BG.RPY/YPGBBG/PBPYBP/YGRPYR");
+    assert_eq!(end.blockers[14], 1);
+    assert_eq!(end.jelly, start.jelly);
+    assert_eq!(progress(&next), vec![(12, false), (30, false)]);
+    assert_eq!(
+        (next.moves_left, next.score, next.status),
+        (9, 30, LevelStatus::Playing as i32)
+    );
+    // Checked against the naive model of level play, with the colours the server drew.
+    let mut draws = played
+        .steps
+        .iter()
+        .flat_map(|s| s.spawns.iter().map(|s| s.color))
+        .collect::<Vec<_>>()
+        .into_iter();
+    let swap_cells = swaps_of(&[first_swap])[0];
+    let (steps, after) = play_level_of(&start).resolve(Some(swap_cells), Some(&mut draws));
+    assert_eq!(draws.next(), None);
+    assert_eq!(
+        steps.iter().map(|s| s.score).collect::<Vec<_>>(),
+        played.steps.iter().map(|s| s.score).collect::<Vec<_>>()
+    );
+    for (model, step) in steps.iter().zip(&played.steps) {
+        let hits: Vec<_> = step
+            .hits
+            .iter()
+            .map(|h| {
+                (
+                    cell(h.position.unwrap()),
+                    h.jelly_left,
+                    h.blocker_left,
+                    h.lock_removed,
+                )
+            })
+            .collect();
+        let expected: Vec<_> = model
+            .hits
+            .iter()
+            .map(|h| (h.cell, h.jelly_left, h.blocker_left, h.lock_removed))
+            .collect();
+        assert_eq!(hits, expected);
+    }
+    assert_eq!(after.cells, end.cells);
+    assert_eq!(after.jelly, end.jelly);
+    assert_eq!(after.blockers, end.blockers);
+    assert_eq!(after.locks, end.locks);
+}
+
+#[tokio::test]
+async fn golden_level_play_replay_game() {
+    use matchgrid::proto::{
+        LevelStatus, PlayMoveRequest, StartLevelRequest, SwapMove, SwapReplayGameRequest,
+        SwapVerdict,
+    };
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.swap_client().await, b.swap_client().await);
+    let level_move = |a, b, seed| SwapMove {
+        swap: Some(swap(a, b)),
+        seed,
+        ..Default::default()
+    };
+    let mut level = golden_level();
+    level.move_limit = 3;
+    let request = SwapReplayGameRequest {
+        moves: vec![
+            level_move((3, 1), (4, 1), 9),
+            level_move((5, 1), (5, 2), 10),
+            level_move((4, 4), (5, 4), 11),
+            level_move((0, 0), (0, 1), 12),
+        ],
+        level: Some(level),
+        level_seed: 42,
+        ..Default::default()
+    };
+    let response = same_bytes_everywhere!(first, second, replay_game, request.clone());
+    let moves: Vec<_> = response
+        .moves
+        .iter()
+        .map(|m| {
+            (
+                m.score,
+                m.steps,
+                m.valid_swap_count,
+                m.stable,
+                m.dead,
+                m.shuffled,
+            )
+        })
+        .collect();
+    // Move 2's vertical run holds the locked tile at (3, 2): unlocked, not cleared (20, not 30).
+    assert_eq!(
+        moves,
+        vec![
+            (30, 1, 5, true, false, false),
+            (20, 1, 6, true, false, false),
+            (30, 1, 2, true, false, false),
+        ]
+    );
+    let replayed = response.level.clone().unwrap();
+    assert_eq!(replayed.status, LevelStatus::LostOutOfMoves as i32);
+    assert_eq!(replayed.decided_at, Some(2));
+    assert_eq!((replayed.moves_left, replayed.score), (0, 80));
+    let progress: Vec<_> = replayed.progress.iter().map(|p| (p.value, p.met)).collect();
+    assert_eq!(progress, vec![(12, false), (80, false)]);
+    assert_eq!(response.total_score, 80);
+    assert_eq!(
+        board_text(&response.board),
+        "BPRGGB/GBYPYR/GG.GYY/BYPRPG/YBRBBP/YRGPBR"
+    );
+    let digest: String = response
+        .board_digest
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        digest,
+        "1618449ecccc4e08a5eca62a82752adf549b8e84637e3090d96f0b9fce762fd5"
+    );
+    // The layout's start: golden_level_start_on_a_layout_and_play_move's.
+    assert_eq!(
+        board_text(&response.start_board),
+        "GYRPYB/GYYGYR/BG.RPY/YPGBBG/PBPYBP/YGRPYR"
+    );
+    let rejected = response.rejected.as_ref().unwrap();
+    assert_eq!(rejected.index, 3);
+    assert_eq!(rejected.verdict, SwapVerdict::Unspecified as i32);
+    assert_eq!(rejected.code, tonic::Code::FailedPrecondition as u32);
+    assert_eq!(rejected.reason, "LEVEL_OVER");
+    assert_eq!(
+        rejected.message,
+        "the level is over (LOST_OUT_OF_MOVES): no move can be played"
+    );
+    // StartLevel and PlayMove, move by move, reach the same state.
+    let mut state = first
+        .start_level(StartLevelRequest {
+            level: request.level.clone(),
+            seed: 42,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .state;
+    for play in &request.moves[..3] {
+        state = first
+            .play_move(PlayMoveRequest {
+                level: request.level.clone(),
+                state,
+                swap: play.swap,
+                seed: play.seed,
+                include_step_boards: false,
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .state;
+    }
+    assert_eq!(replayed.state, state);
+    assert_eq!(response.board, state.unwrap().board);
+}
+
+#[tokio::test]
+async fn golden_level_play_simulate() {
+    use matchgrid::proto::{
+        Goal, GoalKind, Level, LevelPolicy, LevelSimulation, SwapSimulateRequest,
+        SwapSimulateResponse,
+    };
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.swap_client().await, b.swap_client().await);
+    let mut start = board(GENERATED_9X9);
+    start.jelly = vec![1; 81];
+    let level = Level {
+        board: Some(start),
+        colors: 6,
+        move_limit: 6,
+        goals: vec![
+            Goal {
+                kind: GoalKind::Score as i32,
+                target: 1600,
+                color: 0,
+            },
+            Goal {
+                kind: GoalKind::Collect as i32,
+                target: 12,
+                color: 1,
+            },
+        ],
+    };
+    let request = SwapSimulateRequest {
+        level: Some(level),
+        games: 20,
+        seed: 3,
+        ..Default::default()
+    };
+    let greedy = same_bytes_everywhere!(first, second, simulate, request.clone());
+    assert_eq!(
+        greedy,
+        SwapSimulateResponse {
+            level: greedy.level.clone(),
+            ..Default::default()
+        },
+        "only `level` is answered"
+    );
+    assert_eq!(
+        greedy.level.unwrap(),
+        LevelSimulation {
+            games: 20,
+            wins: 9,
+            pass_rate: 0.45,
+            pass_rate_low: 0.2581978582556243,
+            pass_rate_high: 0.6579146575496577,
+            attempts_per_success: 2.2222222222222223,
+            moves_left_mean: 1.4444444444444444,
+            moves_left_p10: 0,
+            moves_left_p50: 2,
+            moves_left_p90: 4,
+            loss_progress: vec![0.8005681818181819, 0.8560606060606062],
+            lost_dead: 0,
+            lost_out_of_moves: 11,
+        }
+    );
+    let search = same_bytes_everywhere!(
+        first,
+        second,
+        simulate,
+        SwapSimulateRequest {
+            games: 4,
+            level_policy: LevelPolicy::Search as i32,
+            search_candidates: 2,
+            search_rollouts: 2,
+            search_depth: Some(2),
+            ..request
+        }
+    );
+    assert_eq!(
+        search.level.unwrap(),
+        LevelSimulation {
+            games: 4,
+            wins: 3,
+            pass_rate: 0.75,
+            pass_rate_low: 0.30064184258240184,
+            pass_rate_high: 0.9544127391902995,
+            attempts_per_success: 1.3333333333333333,
+            moves_left_mean: 1.6666666666666667,
+            moves_left_p10: 1,
+            moves_left_p50: 1,
+            moves_left_p90: 3,
+            loss_progress: vec![0.8, 1.0],
+            lost_dead: 0,
+            lost_out_of_moves: 1,
+        }
+    );
+}
