@@ -190,7 +190,11 @@ fn goal(json: &Value) -> Result<Goal, String> {
             .as_u64()
             .ok_or("goals: a target is needed".to_owned())
     };
-    match json["kind"].as_str() {
+    match json["kind"]
+        .as_str()
+        .map(str::to_ascii_uppercase)
+        .as_deref()
+    {
         Some("SCORE") => Ok(Goal::Score(target()?)),
         Some("CLEAR_JELLY") => Ok(Goal::ClearJelly),
         Some("CLEAR_BLOCKERS") => Ok(Goal::ClearBlockers),

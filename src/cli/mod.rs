@@ -93,7 +93,7 @@ another server; HOST:PORT without a scheme means http://.";
     after_help = EXAMPLES
 )]
 pub struct Cli {
-    /// Server of the client commands (swap, collapse): HOST:PORT or http://HOST:PORT, or
+    /// Server of the client commands (swap, collapse, level): HOST:PORT or http://HOST:PORT, or
     /// https://HOST:PORT for TLS (needs --tls-ca). May also follow `swap` or `collapse`, and
     /// then wins; env MATCHGRID_SERVER; default http://127.0.0.1:50051. Not for serve, which
     /// listens on --listen.
@@ -175,7 +175,7 @@ fn is_server_under_serve(error: &clap::Error) -> bool {
 fn server_under_serve(command: &mut clap::Command) -> clap::Error {
     command.error(
         clap::error::ErrorKind::ArgumentConflict,
-        "--server is an option of the client commands (swap, collapse); serve listens on \
+        "--server is an option of the client commands (swap, collapse, level); serve listens on \
          --listen",
     )
 }
