@@ -5,7 +5,7 @@ their output, so no example in the documentation can go stale.
 A console example is a fenced block marked `console`: lines starting with `$ ` are commands,
 the lines after each (up to the next command or the end of the block) its expected output,
 stdout and stderr together. Every command of the matchgrid client (`./target/release/matchgrid
-swap ...` or `collapse ...`) is run with bash, the binary replaced by MATCHGRID_BIN and the
+swap ...`, `collapse ...` or `level ...`) is run with bash, the binary replaced by MATCHGRID_BIN and the
 server by a fresh `matchgrid serve` on free loopback ports (MATCHGRID_SERVER). Commands that
 name their own server, TLS files, or another program (curl, grpcurl, python, kubectl, ...) and
 `serve` itself are listed as not run, with the reason; everything else must match.
@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
-CLIENT = re.compile(r"^(\./target/release/matchgrid|matchgrid)( --server \S+)? (swap|collapse)\b")
+CLIENT = re.compile(r"^(\./target/release/matchgrid|matchgrid)( --server \S+)? (swap|collapse|level)\b")
 OPERATIONS = ROOT / "docs" / "operations.md"
 
 

@@ -74,7 +74,7 @@ fn server_flag_goes_before_or_after_the_subcommand() {
         assert_eq!(code, Some(2), "matchgrid {args:?}: {stdout}{stderr}");
         assert_eq!(
             stderr,
-            "matchgrid: --server is an option of the client commands (swap, collapse); serve \
+            "matchgrid: --server is an option of the client commands (swap, collapse, level); serve \
              listens on --listen\n"
         );
     }

@@ -63,6 +63,7 @@ fn connection_flags_have_their_own_heading_after_the_commands_own() {
         &["swap", "resolve", "-h"][..],
         &["collapse", "solve", "--help"][..],
         &["swap", "--help"][..],
+        &["level", "play", "--help"][..],
     ] {
         let help = ok(command);
         assert_eq!(
@@ -95,6 +96,7 @@ fn connection_flags_have_their_own_heading_after_the_commands_own() {
             "--max-steps",
             "--step-boards",
             "--json",
+            "--no-color",
             "--help",
             "--version"
         ]

@@ -30,6 +30,13 @@ pub(super) struct Failure {
     transport: bool,
 }
 
+impl Failure {
+    /// The one-line message.
+    pub(super) fn message(&self) -> &str {
+        &self.message
+    }
+}
+
 impl From<String> for Failure {
     fn from(message: String) -> Self {
         Self {

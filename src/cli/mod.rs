@@ -5,6 +5,8 @@
 //! - this module: the clap [`Cli`] and [`Command`], the options shared by client commands, the
 //!   argument parsers and the dispatch ([`run`]);
 //! - `swap` and `collapse`: each family's commands (one clap struct and one function each);
+//! - `level`, `level_file` and `level_text`: level play (docs/rules.md section 8) from a level
+//!   file (docs/levels.md), the file's reader, and the text of the answers;
 //! - `swap_text` and `collapse_text`: the text form of each family's answers;
 //! - `render`: boards, positions and swaps as text, the choice between text and JSON, and the
 //!   progress bar of long calls.
@@ -12,6 +14,9 @@
 mod collapse;
 mod collapse_text;
 mod connection;
+mod level;
+pub mod level_file;
+mod level_text;
 mod render;
 mod swap;
 mod swap_text;
@@ -22,6 +27,9 @@ pub use collapse::{
 };
 pub use connection::server_url;
 use connection::{Failure, client_runtime, connect, explain, is_https, reply};
+pub use level::{
+    LevelCommand, LevelGenerate, LevelPlay, LevelPolicyArg, LevelReplay, LevelSimulate,
+};
 pub use render::render_board;
 pub use swap::{
     PolicyArg, RefillArg, SwapCommand, SwapDead, SwapGenerate, SwapHint, SwapReplay, SwapResolve,
@@ -68,6 +76,7 @@ Examples:
   matchgrid swap resolve --board GRYY/YRRG/BGYY/BGGY --swap 0,3:1,3 --refill none
   matchgrid swap hint --board RGRR/BRBB/GBGG --top 2
   matchgrid collapse tap --board RBB/RRR/RBB --at 1,1
+  matchgrid level play examples/levels/jelly_rows.json --seed 1
   matchgrid collapse solve --board ABBC/ABBC/CCAB --max-millis 500
   matchgrid swap --server https://puzzles.example:50051 --tls-ca ca.pem dead --board RGB/GBR/BRG
 
@@ -84,7 +93,7 @@ another server; HOST:PORT without a scheme means http://.";
     after_help = EXAMPLES
 )]
 pub struct Cli {
-    /// Server of the client commands (swap, collapse): HOST:PORT or http://HOST:PORT, or
+    /// Server of the client commands (swap, collapse, level): HOST:PORT or http://HOST:PORT, or
     /// https://HOST:PORT for TLS (needs --tls-ca). May also follow `swap` or `collapse`, and
     /// then wins; env MATCHGRID_SERVER; default http://127.0.0.1:50051. Not for serve, which
     /// listens on --listen.
@@ -146,6 +155,7 @@ impl Cli {
             Command::Serve(_) => return Err(server_under_serve(&mut command)),
             Command::Swap(args) if family("swap") == Some(false) => args.server = server,
             Command::Collapse(args) if family("collapse") == Some(false) => args.server = server,
+            Command::Level(args) if family("level") == Some(false) => args.server = server,
             _ => {}
         }
         Ok(cli)
@@ -165,7 +175,7 @@ fn is_server_under_serve(error: &clap::Error) -> bool {
 fn server_under_serve(command: &mut clap::Command) -> clap::Error {
     command.error(
         clap::error::ErrorKind::ArgumentConflict,
-        "--server is an option of the client commands (swap, collapse); serve listens on \
+        "--server is an option of the client commands (swap, collapse, level); serve listens on \
          --listen",
     )
 }
@@ -179,6 +189,9 @@ pub enum Command {
     Swap(ClientArgs<SwapCommand>),
     /// PopStar / SameGame (collapse family) client commands.
     Collapse(ClientArgs<CollapseCommand>),
+    /// Level play (match-3 with jelly, blockers, locks, ingredients, move limits and goals)
+    /// from a level file (JSON; docs/levels.md).
+    Level(ClientArgs<LevelCommand>),
 }
 
 /// Options shared by client commands.
@@ -187,6 +200,10 @@ pub struct ClientArgs<C: Subcommand> {
     /// Print the response as JSON instead of grids.
     #[arg(long, global = true, display_order = 900)]
     pub json: bool,
+    /// Plain text, no colours, even on a terminal (colours are also off when stdout is not a
+    /// terminal, or NO_COLOR is set).
+    #[arg(long, global = true, display_order = 901)]
+    pub no_color: bool,
     /// Server to call: HOST:PORT or http://HOST:PORT, or https://HOST:PORT for TLS (needs
     /// --tls-ca). Also accepted before the subcommand.
     #[arg(
@@ -373,6 +390,15 @@ fn parse_swap(text: &str) -> Result<proto::Swap, String> {
 
 /// Runs a parsed command line; `Err` is a one-line message for stderr.
 pub fn run(cli: Cli) -> Result<(), String> {
+    let no_color = match &cli.command {
+        Command::Serve(_) => false,
+        Command::Swap(args) => args.no_color,
+        Command::Collapse(args) => args.no_color,
+        Command::Level(args) => args.no_color,
+    };
+    if no_color {
+        anstream::ColorChoice::Never.write_global();
+    }
     match cli.command {
         Command::Serve(config) => crate::server::run(config),
         Command::Swap(args) => client_runtime()?.block_on(async {
@@ -383,6 +409,11 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Collapse(args) => client_runtime()?.block_on(async {
             let server = server_url(&args.server);
             let result = collapse::run_collapse(&server, args).await;
+            explain(&server, result).await
+        }),
+        Command::Level(args) => client_runtime()?.block_on(async {
+            let server = server_url(&args.server);
+            let result = level::run_level(&server, args).await;
             explain(&server, result).await
         }),
     }

@@ -106,7 +106,7 @@ pub(super) fn color_letter(color: u32) -> String {
 }
 
 /// The colour of a cell value: one of eight, underlined from colour 9 on; empty cells dimmed.
-fn cell_style(cell: u32) -> Style {
+pub(super) fn cell_style(cell: u32) -> Style {
     const PALETTE: [AnsiColor; 8] = [
         AnsiColor::Red,
         AnsiColor::Green,
