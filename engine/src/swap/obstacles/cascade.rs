@@ -7,7 +7,7 @@ use rand::Rng;
 use super::arrange::shuffle_obstacles;
 use super::gravity::{Masks, Settled, settle, settle_with};
 use super::judge::{
-    count_obstacle_swaps, count_obstacle_swaps_with, has_obstacle_swap, judge_obstacle_swap,
+    count, count_obstacle_swaps, has_obstacle_swap, judge_obstacle_swap, valid_swap_masks_with,
 };
 use crate::bitboard::{BitIter, CellSet, ColorPlanes};
 use crate::board::{EMPTY, Position};
@@ -352,7 +352,7 @@ pub(crate) fn obstacle_swap<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?
     let search = RunSearch::after_swap(swap, [board.level().color(a), board.level().color(b)]);
     let mut cascading = ObstacleCascade::new(&mut board, (Some(trigger), search), tally);
     let totals = run_cascade::<RECORD, _, R, S>(&mut cascading, 0, options, rng, sink)?;
-    let bits = (cascading.planes, cascading.masks);
+    let bits = (cascading.planes, cascading.masks, cascading.gravity);
     Ok((finish(board, bits, totals, options, rng), totals))
 }
 
@@ -425,7 +425,7 @@ pub(crate) fn resolve_obstacle_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>
     let everywhere = RunSearch::everywhere(board.level().height());
     let mut cascading = ObstacleCascade::new(&mut board, (None, everywhere), tally);
     let totals = run_cascade::<true, _, R, S>(&mut cascading, settling_steps, options, rng, sink)?;
-    let bits = (cascading.planes, cascading.masks);
+    let bits = (cascading.planes, cascading.masks, cascading.gravity);
     Ok(finish(board, bits, totals, options, rng))
 }
 
@@ -435,12 +435,16 @@ pub(crate) fn resolve_obstacle_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>
 /// `auto_shuffle`.
 fn finish<R: Rng + ?Sized>(
     board: ObstacleBoard,
-    (planes, masks): (ColorPlanes, KindMasks),
+    (planes, masks, gravity): (ColorPlanes, KindMasks, Box<Masks>),
     totals: CascadeTotals,
     options: CascadeOptions,
     rng: &mut R,
 ) -> CascadeSummary {
-    let mut valid_swap_count = count_obstacle_swaps_with(&board, &planes, &masks);
+    debug_assert!(planes.describes(board.level().board()));
+    debug_assert!(*gravity == Masks::of(&board));
+    let rows = (gravity.fixed_rows(), gravity.ingredient_rows());
+    let (right, down) = valid_swap_masks_with(&board, (&planes, &masks), rows);
+    let mut valid_swap_count = count(&right, &down);
     let mut dead = valid_swap_count == 0;
     let mut board_before_shuffle = None;
     let mut board = board;

@@ -60,7 +60,7 @@ const MAX_ROUNDS: usize = 64 * 64 * 64;
 
 /// The board's cells as row masks, for one settling (fixed cells and holes do not change
 /// while a board settles).
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Masks {
     width: usize,
     height: usize,
@@ -70,12 +70,32 @@ pub(super) struct Masks {
     fixed: [u64; 64],
     /// Cells holding a piece that moves: a tile that is not locked, or an ingredient.
     movable: [u64; 64],
-    /// By column, the rows with a fixed cell above them (bit `r` for row `r`).
+    /// The cells with a fixed cell above them in their column, as row masks.
     below_fixed: [u64; 64],
     /// Cells holding an ingredient.
     ingredients: [u64; 64],
     /// Exit cells.
     exits: [u64; 64],
+    /// The columns where a piece may fall: those changed since gravity last settled them.
+    dirty: u64,
+}
+
+/// Equal when they describe the same cells (which columns are still to settle aside).
+impl PartialEq for Masks {
+    fn eq(&self, other: &Self) -> bool {
+        let rows = |m: &Self| {
+            let h = m.height;
+            [
+                m.holes[..h].to_vec(),
+                m.fixed[..h].to_vec(),
+                m.movable[..h].to_vec(),
+                m.below_fixed[..h].to_vec(),
+                m.ingredients[..h].to_vec(),
+                m.exits[..h].to_vec(),
+            ]
+        };
+        (self.width, self.height) == (other.width, other.height) && rows(self) == rows(other)
+    }
 }
 
 impl Masks {
@@ -91,6 +111,7 @@ impl Masks {
             below_fixed: [0; 64],
             ingredients: [0; 64],
             exits: [0; 64],
+            dirty: 0,
         };
         masks.refresh(board);
         masks
@@ -103,7 +124,7 @@ impl Masks {
         self.width = width;
         self.height = height;
         self.full = u64::MAX >> (64 - width);
-        self.below_fixed[..width].fill(0);
+        self.dirty = self.full;
         let cells = level.board().cells();
         let rows = level
             .holes()
@@ -132,9 +153,7 @@ impl Masks {
             self.movable[row] = piece_line & !fixed_line & !hole_line;
             self.ingredients[row] = ingredient_line;
             self.exits[row] = exit_line;
-            for col in BitIter(above) {
-                self.below_fixed[col as usize] |= 1 << row;
-            }
+            self.below_fixed[row] = above;
             above |= fixed_line;
         }
     }
@@ -152,6 +171,7 @@ impl Masks {
         let mut fixed_changed = false;
         for row in 0..self.height {
             let (unlocked, destroyed) = (unlocked.row(row), destroyed.row(row));
+            self.dirty |= cleared.row(row) | unlocked | destroyed;
             self.movable[row] = (self.movable[row] & !cleared.row(row)) | unlocked;
             if unlocked | destroyed != 0 {
                 self.fixed[row] &= !(unlocked | destroyed);
@@ -162,12 +182,9 @@ impl Masks {
             self.movable[position.row as usize] |= 1 << position.col;
         }
         if fixed_changed {
-            self.below_fixed[..self.width].fill(0);
             let mut above = 0u64;
             for row in 0..self.height {
-                for col in BitIter(above) {
-                    self.below_fixed[col as usize] |= 1 << row;
-                }
+                self.below_fixed[row] = above;
                 above |= self.fixed[row];
             }
         }
@@ -182,6 +199,16 @@ impl Masks {
         let ingredient_b = self.ingredients[b.0] >> b.1 & 1;
         self.ingredients[a.0] = self.ingredients[a.0] & !(1 << a.1) | ingredient_b << a.1;
         self.ingredients[b.0] = self.ingredients[b.0] & !(1 << b.1) | ingredient_a << b.1;
+    }
+
+    /// The fixed cells, as row masks (`height` of them).
+    pub(super) fn fixed_rows(&self) -> &[u64] {
+        &self.fixed[..self.height]
+    }
+
+    /// The ingredients, as row masks (`height` of them).
+    pub(super) fn ingredient_rows(&self) -> &[u64] {
+        &self.ingredients[..self.height]
     }
 
     /// The empty slots of row `row`.
@@ -243,6 +270,7 @@ pub(super) fn settle_with<R: Rng + ?Sized>(
             }
             masks.movable[row] &= !leaving;
             masks.ingredients[row] &= !leaving;
+            masks.dirty |= leaving;
         }
         if !any {
             return;
@@ -311,8 +339,10 @@ fn fall(
     settled: &mut Settled,
 ) -> bool {
     let (width, height) = (masks.width, masks.height);
-    // The columns with an empty slot: only they can move.
-    let columns = (0..height).fold(0, |columns, row| columns | masks.empty(row));
+    // The changed columns with an empty slot: only they can move.
+    let empty = (0..height).fold(0, |columns, row| columns | masks.empty(row));
+    let columns = empty & masks.dirty;
+    masks.dirty = 0;
     let first = settled.falls.len();
     let mut moved = false;
     for col in BitIter(columns) {
@@ -383,10 +413,7 @@ fn refill_top_segments<R: Rng + ?Sized>(
     let width = masks.width;
     let mut spawned = false;
     for row in 0..masks.height {
-        let below = (0..width).fold(0u64, |line, col| {
-            line | (masks.below_fixed[col] >> row & 1) << col
-        });
-        let empty = masks.empty(row) & !below;
+        let empty = masks.empty(row) & !masks.below_fixed[row];
         for col in BitIter(empty) {
             let index = row * width + col as usize;
             let color = rng.random_range(1..=colors);
@@ -426,11 +453,8 @@ fn slide(
         if empty == 0 {
             continue;
         }
-        let below = (0..width).fold(0u64, |line, col| {
-            line | (masks.below_fixed[col] >> row & 1) << col
-        });
         let above = masks.movable[row - 1];
-        for col in BitIter(empty & below) {
+        for col in BitIter(empty & masks.below_fixed[row]) {
             let left = col.checked_sub(1).filter(|&c| above >> c & 1 == 1);
             let right = Some(col + 1).filter(|&c| (c as usize) < width && above >> c & 1 == 1);
             let Some(source) = left.or(right) else {
@@ -442,6 +466,7 @@ fn slide(
             );
             let color = move_piece(board, bits, width, from, to);
             settled.note(row, color);
+            masks.dirty |= 1 << source | 1 << col;
             masks.shift(row - 1, row, source as usize, col as usize);
             if settled.record {
                 settled.falls.push(Fall {

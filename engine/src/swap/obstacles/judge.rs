@@ -53,20 +53,10 @@ pub(crate) fn judge_obstacle_swap(
 fn valid_swap_masks(board: &ObstacleBoard) -> (Vec<u64>, Vec<u64>) {
     let planes = ColorPlanes::of(board.level().board());
     let masks = KindMasks::of(board.level(), &planes);
-    valid_swap_masks_with(board, &planes, &masks)
-}
-
-/// [`valid_swap_masks`] with the board's colour planes and kind masks at hand.
-fn valid_swap_masks_with(
-    board: &ObstacleBoard,
-    planes: &ColorPlanes,
-    masks: &KindMasks,
-) -> (Vec<u64>, Vec<u64>) {
     let level = board.level();
     let (width, height) = (level.width(), level.height());
-    let full = u64::MAX >> (64 - width);
-    let mut fixed = vec![0u64; height + 1];
-    let mut ingredients = vec![0u64; height + 1];
+    let mut fixed = vec![0u64; height];
+    let mut ingredients = vec![0u64; height];
     for index in 0..level.len() {
         let (row, col) = (index / width, index % width);
         if board.is_fixed(index) {
@@ -76,13 +66,27 @@ fn valid_swap_masks_with(
             ingredients[row] |= 1 << col;
         }
     }
+    valid_swap_masks_with(board, (&planes, &masks), (&fixed, &ingredients))
+}
+
+/// [`valid_swap_masks`] with the board's colour planes and kind masks, and its fixed cells and
+/// ingredients as row masks, at hand.
+pub(super) fn valid_swap_masks_with(
+    board: &ObstacleBoard,
+    (planes, masks): (&ColorPlanes, &KindMasks),
+    (fixed, ingredients): (&[u64], &[u64]),
+) -> (Vec<u64>, Vec<u64>) {
+    let level = board.level();
+    let (width, height) = (level.width(), level.height());
+    let full = u64::MAX >> (64 - width);
+    let below = |rows: &[u64], row: usize| rows.get(row + 1).copied().unwrap_or(0);
     let mut right = vec![0u64; height];
     let mut down = vec![0u64; height];
     for row in 0..height {
         let (r, d) = level_swap_masks(planes, masks, row, height);
         let free = !fixed[row];
         right[row] = r & free & (free >> 1);
-        down[row] = d & free & !fixed[row + 1];
+        down[row] = d & free & !below(fixed, row);
         let with_ingredient = [
             (
                 &mut right[row],
@@ -92,7 +96,7 @@ fn valid_swap_masks_with(
             ),
             (
                 &mut down[row],
-                ingredients[row] | ingredients[row + 1],
+                ingredients[row] | below(ingredients, row),
                 1,
                 0,
             ),
@@ -142,22 +146,15 @@ pub(crate) fn obstacle_valid_swaps(board: &ObstacleBoard) -> Vec<(Swap, Option<C
 
 /// The number of valid swaps.
 pub(crate) fn count_obstacle_swaps(board: &ObstacleBoard) -> usize {
-    let planes = ColorPlanes::of(board.level().board());
-    let masks = KindMasks::of(board.level(), &planes);
-    count_obstacle_swaps_with(board, &planes, &masks)
+    let (right, down) = valid_swap_masks(board);
+    count(&right, &down)
 }
 
-/// [`count_obstacle_swaps`] with the board's colour planes and kind masks at hand.
-pub(crate) fn count_obstacle_swaps_with(
-    board: &ObstacleBoard,
-    planes: &ColorPlanes,
-    masks: &KindMasks,
-) -> usize {
-    debug_assert!(planes.describes(board.level().board()));
-    let (right, down) = valid_swap_masks_with(board, planes, masks);
+/// The number of swaps in the masks of [`valid_swap_masks`].
+pub(super) fn count(right: &[u64], down: &[u64]) -> usize {
     right
         .iter()
-        .chain(&down)
+        .chain(down)
         .map(|mask| mask.count_ones() as usize)
         .sum()
 }
