@@ -63,6 +63,8 @@ fn replay_request() -> proto::SwapReplayGameRequest {
     proto::SwapReplayGameRequest {
         start: Some(swap_replay_game_request::Start::Board(start)),
         moves,
+        level: None,
+        level_seed: 0,
     }
 }
 
@@ -75,6 +77,11 @@ fn simulate_request(games: u32) -> proto::SwapSimulateRequest {
         policy: proto::SwapPolicy::HintGreedy as i32,
         colors: 6,
         max_steps: 0,
+        level: None,
+        level_policy: 0,
+        search_candidates: 0,
+        search_rollouts: 0,
+        search_depth: None,
     }
 }
 

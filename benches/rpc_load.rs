@@ -151,6 +151,20 @@ impl SwapPuzzle for Echo {
     ) -> Result<Response<proto::SwapSimulateResponse>, Status> {
         Err(Status::unimplemented("echo"))
     }
+
+    async fn start_level(
+        &self,
+        _: Request<proto::StartLevelRequest>,
+    ) -> Result<Response<proto::StartLevelResponse>, Status> {
+        Err(Status::unimplemented("echo"))
+    }
+
+    async fn play_move(
+        &self,
+        _: Request<proto::PlayMoveRequest>,
+    ) -> Result<Response<proto::PlayMoveResponse>, Status> {
+        Err(Status::unimplemented("echo"))
+    }
 }
 
 /// A server under test: a child process, killed when dropped.

@@ -155,6 +155,11 @@ async fn call(
                 policy: proto::SwapPolicy::HintGreedy as i32,
                 colors: 6,
                 max_steps: 0,
+                level: None,
+                level_policy: 0,
+                search_candidates: 0,
+                search_rollouts: 0,
+                search_depth: None,
             })
             .await
             .map(|_| ()),
@@ -272,6 +277,7 @@ fn main() {
                     seed: k as u64,
                     min_moves: Some(3),
                     holes: Vec::new(),
+                    layout: None,
                 })
                 .await
                 .expect("GenerateBoard")

@@ -56,7 +56,7 @@ fn goal_from_proto(index: usize, goal: &proto::Goal) -> Result<engine::Goal, Eng
 /// # Errors
 /// INVALID_ARGUMENT naming the field (`level`, `level.board` when either is absent; the
 /// board's own fields as for any board); FAILED_PRECONDITION for an unstable board.
-pub fn level_from_proto(level: Option<proto::Level>) -> Result<engine::Level, EngineError> {
+pub(super) fn level_from_proto(level: Option<proto::Level>) -> Result<engine::Level, EngineError> {
     let level = level.ok_or_else(|| required("level"))?;
     if !(1..=u32::from(engine::MAX_COLOR)).contains(&level.colors) {
         return Err(invalid(
@@ -101,7 +101,7 @@ pub fn level_from_proto(level: Option<proto::Level>) -> Result<engine::Level, En
 /// # Errors
 /// INVALID_ARGUMENT naming `state` or `state.board` when absent, the board's fields when it is
 /// malformed.
-pub fn state_from_proto(
+pub(super) fn state_from_proto(
     level: &engine::Level,
     state: Option<proto::LevelState>,
 ) -> Result<engine::LevelState, EngineError> {
@@ -125,7 +125,7 @@ pub fn state_from_proto(
 }
 
 /// A level status on the wire.
-pub fn status_to_proto(status: engine::LevelStatus) -> proto::LevelStatus {
+pub(super) fn status_to_proto(status: engine::LevelStatus) -> proto::LevelStatus {
     match status {
         engine::LevelStatus::Playing => proto::LevelStatus::Playing,
         engine::LevelStatus::Won => proto::LevelStatus::Won,
@@ -135,7 +135,7 @@ pub fn status_to_proto(status: engine::LevelStatus) -> proto::LevelStatus {
 }
 
 /// Each goal's progress in `state`, on the wire.
-pub fn progress_to_proto(
+pub(super) fn progress_to_proto(
     level: &engine::Level,
     state: &engine::LevelState,
 ) -> Vec<proto::GoalProgress> {
@@ -150,7 +150,7 @@ pub fn progress_to_proto(
 }
 
 /// A state of `level` on the wire, with `status`: the board with every layer list in full.
-pub fn state_to_proto(
+pub(super) fn state_to_proto(
     level: &engine::Level,
     state: &engine::LevelState,
     status: engine::LevelStatus,
@@ -170,7 +170,7 @@ pub fn state_to_proto(
 ///
 /// # Errors
 /// As [`engine::Level::first_state`].
-pub fn first_state(level: &engine::Level, seed: u64) -> Result<engine::LevelState, EngineError> {
+pub(super) fn first_state(level: &engine::Level, seed: u64) -> Result<engine::LevelState, EngineError> {
     let mut rng = engine::rng_from_seed(seed);
     level.first_state(&mut rng).map_err(|error| match error {
         EngineError::InvalidParameter {
@@ -184,7 +184,7 @@ pub fn first_state(level: &engine::Level, seed: u64) -> Result<engine::LevelStat
 /// StartLevel, engine side.
 ///
 /// # Errors
-/// As [`level_from_proto`] and [`first_state`].
+/// As `level_from_proto` and `first_state` (the level and its start).
 pub fn start_level(
     request: proto::StartLevelRequest,
 ) -> Result<proto::StartLevelResponse, EngineError> {
@@ -205,7 +205,7 @@ pub fn start_level(
 ///
 /// # Errors
 /// As [`engine::play_level_move`].
-pub fn play_level(
+pub(super) fn play_level(
     level: &engine::Level,
     state: &engine::LevelState,
     swap: engine::Swap,
@@ -234,7 +234,7 @@ pub fn play_level(
 /// PlayMove, engine side: `level`, `state` and `swap` required, in that order.
 ///
 /// # Errors
-/// INVALID_ARGUMENT naming the missing or malformed field; the errors of [`play_level`].
+/// INVALID_ARGUMENT naming the missing or malformed field; the errors of `play_level`.
 pub fn play_move(request: proto::PlayMoveRequest) -> Result<proto::PlayMoveResponse, EngineError> {
     let level = level_from_proto(request.level)?;
     let state = state_from_proto(&level, request.state)?;
@@ -260,7 +260,7 @@ pub fn play_move(request: proto::PlayMoveRequest) -> Result<proto::PlayMoveRespo
 /// # Errors
 /// INVALID_ARGUMENT naming the field out of range (the search fields are checked only for
 /// SEARCH).
-pub fn policy_from_proto(
+pub(super) fn policy_from_proto(
     request: &proto::SwapSimulateRequest,
 ) -> Result<engine::LevelPolicy, EngineError> {
     let policy = proto::LevelPolicy::try_from(request.level_policy)
