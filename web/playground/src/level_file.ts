@@ -105,6 +105,19 @@ export function parseLevel(text: string, defaultName = "pasted"): LevelFile {
   }
   const rawGoals = object.goals;
   if (!Array.isArray(rawGoals)) throw new Error("goals: must be a list");
+  // The shape of every goal first, as serde reads the whole file before any value is checked.
+  for (const goal of rawGoals) {
+    if (typeof goal !== "object" || goal === null || Array.isArray(goal)) throw new Error("a goal is a JSON object");
+    const fields = goal as Record<string, unknown>;
+    checkFields(fields, GOAL_FIELDS, "");
+    if (typeof fields.kind !== "string") throw new Error("missing field `kind`");
+    const target = fields.target;
+    if (target !== undefined && target !== null && !isUint(target)) throw new Error("target: must be a non-negative integer");
+    const color = fields.color;
+    if (color !== undefined && color !== null && !isUint(color) && typeof color !== "string") {
+      throw new Error('color: a letter such as "R", or a number');
+    }
+  }
   if (colors < 1 || colors > 16) throw new Error(`colors: must be 1..=16, got ${colors}`);
   if (moveLimit < 1 || moveLimit > 1000) throw new Error(`move_limit: must be 1..=1000, got ${moveLimit}`);
   if (rawGoals.length === 0 || rawGoals.length > 8) {
@@ -135,11 +148,8 @@ export function parseLevel(text: string, defaultName = "pasted"): LevelFile {
 }
 
 function parseGoal(goal: unknown, colors: number): LevelGoal {
-  if (typeof goal !== "object" || goal === null || Array.isArray(goal)) throw new Error("a goal is a JSON object");
   const object = goal as Record<string, unknown>;
-  checkFields(object, GOAL_FIELDS, "");
-  if (typeof object.kind !== "string") throw new Error("missing field `kind`");
-  const name = object.kind;
+  const name = object.kind as string;
   const found = GOAL_KINDS.find(([n]) => n.toLowerCase() === name.toLowerCase());
   if (!found) {
     throw new Error(`kind: unknown goal ${JSON.stringify(name)}; one of ${GOAL_KINDS.map(([n]) => n).join(", ")}`);
@@ -147,7 +157,6 @@ function parseGoal(goal: unknown, colors: number): LevelGoal {
   const kind = found[1];
   const counted = kind === GoalKind.SCORE || kind === GoalKind.COLLECT || kind === GoalKind.BRING_DOWN;
   const hasTarget = object.target !== undefined && object.target !== null;
-  if (hasTarget && !isUint(object.target)) throw new Error(`target: must be a non-negative integer`);
   let target = 0n;
   if (counted) {
     if (!hasTarget) throw new Error(`target: ${name} needs a target`);
@@ -171,12 +180,16 @@ function parseColor(color: unknown, colors: number): number {
   let number = 0;
   if (isUint(color)) number = color;
   else if (typeof color === "string" && [...color].length === 1) number = COLOR_LETTERS.indexOf(color.toUpperCase()) + 1;
-  else if (typeof color !== "string") throw new Error("color: a letter such as \"R\", or a number");
   if (number === 0 || number > colors) {
     const shown = typeof color === "string" ? JSON.stringify(color) : String(color);
     throw new Error(`color: must be one of the level's colours ${COLOR_LETTERS.slice(0, colors)} (or 1..=${colors}), got ${shown}`);
   }
   return number;
+}
+
+/** A character as Rust's `{:?}` writes it (`'Z'`), so messages read as the CLI's. */
+function charDebug(ch: string): string {
+  return `'${ch === "'" || ch === "\\" ? `\\${ch}` : ch}'`;
 }
 
 /** What a cell holds, as far as telling a layout from a start board goes. */
@@ -220,7 +233,7 @@ function tokenizeRow(row: string, r: number): Cell[] {
       }
     } else {
       throw new Error(
-        `${at}: unknown character ${JSON.stringify(ch)} (cells: '#' hole, '.' slot, '*' colour bomb, ` +
+        `${at}: unknown character ${charDebug(ch)} (cells: '#' hole, '.' slot, '*' colour bomb, ` +
           `'@' ingredient, X1..X5 blocker, a colour letter of ${COLOR_LETTERS} optionally followed by ` +
           `'-', '|' or '+'; then '~' lock, ' or " jelly, '_' exit)`,
       );
@@ -240,7 +253,7 @@ function tokenizeRow(row: string, r: number): Cell[] {
     const next = chars[i];
     if (next !== undefined && "~'\"_-|+".includes(next)) {
       throw new Error(
-        `${at}: mark ${JSON.stringify(next)} out of place (after a cell: a special mark '-', '|' or '+' ` +
+        `${at}: mark ${charDebug(next)} out of place (after a cell: a special mark '-', '|' or '+' ` +
           `on a colour, then '~', then ' or ", then '_', each at most once)`,
       );
     }

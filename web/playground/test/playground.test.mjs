@@ -13,12 +13,14 @@
 //
 // Run: npm test (from web/playground, after npm ci).
 
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { createInterface } from "node:readline";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { createClient } from "@connectrpc/connect";
@@ -713,6 +715,14 @@ test("level mode: a move is PlayMove's: moves left go down, the goal's progress,
   const second = await swapApi.playMove({ level, state: after, swap: next, seed: seed + 1n });
   assert.equal(await page.$eval("#level-moves-left", (el) => el.dataset.movesLeft), String(level.moveLimit - 2));
   assert.deepEqual(await drawnLayers(), expectedLayers(second.state.board));
+  // Undo goes back to the first move's state: board, moves left, goals and score.
+  await page.click("#undo");
+  await idle();
+  assert.deepEqual(await drawnLayers(), expectedLayers(after.board), "undo draws the state before the move");
+  assert.equal(await page.$eval("#level-moves-left", (el) => el.dataset.movesLeft), String(level.moveLimit - 1));
+  assert.equal(await page.$eval("#level-goals li", (li) => li.dataset.value), String(after.progress[0].value));
+  assert.equal(await page.$eval("#level-score", (el) => el.textContent), String(after.score));
+  assert.equal(await page.$eval("#score", (el) => el.textContent), String(after.score));
   // A swap touching a blocker is refused with its verdict (Ice wall's row 5 is all blockers).
   await chooseExample("ice_wall");
   await clickCell(5, 0);
@@ -760,7 +770,7 @@ test("level mode: a pasted bad level shows a clear error naming the field, row a
   };
   const goals = [{ kind: "SCORE", target: 100 }];
   let message = await paste({ colors: 5, move_limit: 10, board: ["...", "..Z"], goals });
-  assert.ok(message.startsWith(`level: board: row 1, col 2: unknown character "Z"`), message);
+  assert.ok(message.startsWith("level: board: row 1, col 2: unknown character 'Z'"), message);
   assert.equal(await page.$$eval("#board .cell", (cells) => cells.length), 0, "no board is left drawn");
   assert.equal(await page.$eval("#level-status", (el) => el.textContent), "-");
   message = await paste({ colours: 5, move_limit: 10, board: ["..."], goals });
@@ -778,4 +788,89 @@ test("level mode: a pasted bad level shows a clear error naming the field, row a
   assert.equal(await page.$eval("#level-name", (el) => el.textContent), "tiny");
   assert.equal(await page.$eval("#cell-1-2", (el) => el.dataset.lock), "true");
   assert.equal(await page.$eval("#cell-1-3", (el) => el.dataset.jelly), "1");
+});
+
+/** Runs the CLI; resolves with its exit code, stdout and stderr. */
+function cli(args) {
+  return new Promise((resolve) => {
+    execFile(BIN, args, { timeout: STEP_MS }, (error, stdout, stderr) => {
+      resolve({ code: error ? (error.code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+test("the page's level reader reads level files as the CLI does (same start boards, same messages)", async () => {
+  const { parseLevel } = await reader();
+  const dir = mkdtempSync(join(tmpdir(), "levels-"));
+  const goals = [{ kind: "SCORE", target: 100 }];
+  const good = {
+    ...Object.fromEntries(
+      ["cherry_drop", "ice_wall", "jelly_rows", "red_harvest", "score_rush"].map((name) => [
+        name,
+        JSON.parse(readFileSync(new URL(`${name}.json`, LEVELS), "utf8")),
+      ]),
+    ),
+    start_with_layers: { colors: 4, move_limit: 3, board: ["RGBY", "G@Y~R'", "RGX2Y", "GBYR_"], goals },
+    plain_start: { colors: 4, move_limit: 3, board: ["rgby", "gbyr", "1234"], goals },
+    specials_start: { colors: 4, move_limit: 3, board: ["R-GB#", "G*BY", "BYR+G"], goals },
+    plain_layout: { colors: 4, move_limit: 3, board: ["...", "0.."], goals },
+    layout_exits: { colors: 4, move_limit: 3, board: ["x3....\"", ".~...._", ".....", "#@..._"], goals: [{ kind: "bring_down", target: 1 }] },
+  };
+  try {
+    for (const [name, level] of Object.entries(good)) {
+      const path = join(dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify(level));
+      const run = await cli(["level", "--json", "generate", "--server", origin, "--seed", "3", path]);
+      assert.equal(run.code, 0, `${name}: ${run.stderr}`);
+      const expected = JSON.parse(run.stdout).state.board;
+      const file = parseLevel(JSON.stringify(level), name);
+      const wire = { board: file.board, colors: file.colors, moveLimit: file.moveLimit, goals: file.goals };
+      const { state } = await swapApi.startLevel({ level: wire, seed: 3n });
+      const b = state.board;
+      assert.deepEqual(
+        { width: b.width, height: b.height, cells: b.cells, holes: b.holes, kinds: b.kinds.map(Number), jelly: b.jelly, blockers: b.blockers, locks: b.locks, exits: b.exits },
+        { ...expected, holes: expected.holes ?? [], kinds: expected.kinds ?? [], jelly: expected.jelly ?? [], blockers: expected.blockers ?? [], locks: expected.locks ?? [], exits: expected.exits ?? [] },
+        `${name}: the same start as \`matchgrid level generate\``,
+      );
+    }
+    const bad = {
+      unknown_cell: { colors: 5, move_limit: 10, board: ["...", "..Z"], goals },
+      ragged: { colors: 5, move_limit: 10, board: ["...", "...."], goals },
+      blocker_hp: { colors: 5, move_limit: 10, board: ["...", "X9.."], goals },
+      mark_twice: { colors: 5, move_limit: 10, board: ["R~~GB"], goals },
+      empty_on_start: { colors: 5, move_limit: 10, board: ["RG.", "GBR", "BRG"], goals },
+      colors: { colors: 17, move_limit: 10, board: ["..."], goals },
+      move_limit: { colors: 5, move_limit: 0, board: ["..."], goals },
+      no_goals: { colors: 5, move_limit: 10, board: ["..."], goals: [] },
+      goal_kind: { colors: 5, move_limit: 10, board: ["..."], goals: [{ kind: "WIN" }] },
+      goal_target: { colors: 5, move_limit: 10, board: ["..."], goals: [{ kind: "SCORE" }] },
+      goal_zero: { colors: 5, move_limit: 10, board: ["..."], goals: [{ kind: "SCORE", target: 0 }] },
+      goal_extra_target: { colors: 5, move_limit: 10, board: ["..."], goals: [{ kind: "CLEAR_JELLY", target: 3 }] },
+      goal_color: { colors: 5, move_limit: 10, board: ["..."], goals: [{ kind: "COLLECT", color: "I", target: 3 }] },
+      goal_no_color: { colors: 5, move_limit: 10, board: ["..."], goals: [{ kind: "COLLECT", target: 3 }] },
+      goal_extra_color: { colors: 5, move_limit: 10, board: ["..."], goals: [{ kind: "SCORE", target: 3, color: 1 }] },
+      // serde's messages end with where in the text: the page's stop before that.
+      unknown_field: { colours: 5, move_limit: 10, board: ["..."], goals },
+      goal_unknown_field: { colors: 17, move_limit: 10, board: ["..."], goals: [{ kind: "SCORE", target: 3, colour: 1 }] },
+      missing_field: { colors: 5, board: ["..."], goals },
+    };
+    for (const [name, level] of Object.entries(bad)) {
+      const path = join(dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify(level));
+      const run = await cli(["level", "generate", "--server", origin, path]);
+      assert.notEqual(run.code, 0, `${name}: the CLI refuses it`);
+      let message = "";
+      try {
+        parseLevel(JSON.stringify(level), name);
+      } catch (error) {
+        message = error.message;
+      }
+      assert.ok(message !== "", `${name}: the page's reader refuses it`);
+      const stderr = run.stderr.trim();
+      if (/field/.test(name)) assert.ok(stderr.startsWith(`matchgrid: ${path}: ${message} at line 1 column `), `${name}: ${stderr} / ${message}`);
+      else assert.equal(stderr, `matchgrid: ${path}: ${message}`, `${name}: the CLI's message`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
