@@ -27,6 +27,7 @@ import type { CascadeStep, ResolveCascadeResponse } from "./gen/matchgrid/v1/swa
 import { GoalKind, LevelPolicy, LevelStatus } from "./gen/matchgrid/v1/level_pb.js";
 import type { Level, LevelState } from "./gen/matchgrid/v1/level_pb.js";
 import { goalKindName, parseLevel } from "./level_file.js";
+import { fallOrigins, key } from "./falls.js";
 import cherryDrop from "../../../examples/levels/cherry_drop.json";
 import iceWall from "../../../examples/levels/ice_wall.json";
 import jellyRows from "../../../examples/levels/jelly_rows.json";
@@ -339,7 +340,6 @@ function toApi(g: Grid) {
 
 // ---- drawing -----------------------------------------------------------------------------
 
-const key = (row: number, col: number) => `${row},${col}`;
 
 function place(el: HTMLElement, row: number, col: number) {
   const size = cellSize();
@@ -774,37 +774,6 @@ const COMBINATION_NAME: Record<number, string> = {
   [Combination.STRIPED_WRAPPED]: "striped + wrapped",
   [Combination.WRAPPED_WRAPPED]: "wrapped + wrapped",
 };
-
-/**
- * Where each piece after a step's gravity started, keyed by where it ended. On level boards
- * a piece may move in several settling rounds (straight falls, then one diagonal slide past a
- * fixed cell, then again): falls come in time order, a round's straight falls by source
- * row-major (moving at once) and then its slide, so a fall out of a cell that an earlier
- * round filled continues that piece's path. On plain boards there is one round.
- */
-function fallOrigins(step: CascadeStep, width: number): Map<string, [number, number]> {
-  const settled = new Map<string, [number, number]>();
-  let round = new Map<string, [number, number]>();
-  let previous = -1;
-  const endRound = () => {
-    for (const [k, v] of round) settled.set(k, v);
-    round = new Map();
-    previous = -1;
-  };
-  for (const fall of step.falls) {
-    if (!fall.from || !fall.to) continue;
-    const index = fall.from.row * width + fall.from.col;
-    if (index <= previous) endRound(); // sources go back: a new pass (after ingredients left)
-    const source = key(fall.from.row, fall.from.col);
-    const origin = settled.get(source) ?? [fall.from.row, fall.from.col];
-    settled.delete(source);
-    round.set(key(fall.to.row, fall.to.col), origin);
-    previous = index;
-    if (fall.from.col !== fall.to.col) endRound(); // a slide ends its round
-  }
-  endRound();
-  return settled;
-}
 
 /** What animateCascade draws: ResolveCascade's answer, or PlayMove's in its shape. */
 type Cascade = Pick<ResolveCascadeResponse, "steps" | "board" | "totalScore" | "shuffled" | "dead">;

@@ -555,20 +555,23 @@ test("a colour bomb in a striped + striped area fires: the log names it and it i
 const LEVELS = new URL("../../../examples/levels/", import.meta.url);
 const SIMULATE_MS = 180_000;
 
-/** The page's level file reader (src/level_file.ts), bundled for node, to build the same wire level. */
+/** A module of the page's source (src/NAME.ts), bundled for node. */
+async function pageModule(name) {
+  const out = await build({
+    entryPoints: [fileURLToPath(new URL(`../src/${name}.ts`, import.meta.url))],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    write: false,
+    logLevel: "silent",
+  });
+  return import(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString("base64")}`);
+}
+
+/** The page's level file reader (src/level_file.ts), to build the same wire level. */
 let levelReader;
 async function reader() {
-  if (!levelReader) {
-    const out = await build({
-      entryPoints: [fileURLToPath(new URL("../src/level_file.ts", import.meta.url))],
-      bundle: true,
-      format: "esm",
-      platform: "node",
-      write: false,
-      logLevel: "silent",
-    });
-    levelReader = await import(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString("base64")}`);
-  }
+  levelReader ??= await pageModule("level_file");
   return levelReader;
 }
 
@@ -873,4 +876,44 @@ test("the page's level reader reads level files as the CLI does (same start boar
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the cascade animation moves each piece from where it was: falls chained across settling rounds, diagonal slides included", async () => {
+  const { fallOrigins } = await pageModule("falls");
+  let [checked, slides] = [0, 0];
+  for (const name of ["ice_wall", "cherry_drop"]) {
+    const level = await exampleLevel(name);
+    for (const seed of [1n, 2n, 3n]) {
+      let { state } = await swapApi.startLevel({ level, seed });
+      for (let m = 0; m < 8 && state.status === LevelStatus.PLAYING; m++) {
+        const { validSwaps } = await swapApi.checkDeadState({ board: state.board });
+        const swap = validSwaps[(m * 7) % validSwaps.length];
+        const played = await swapApi.playMove({ level, state, swap, seed: seed * 100n + BigInt(m), includeStepBoards: true });
+        const w = state.board.width;
+        // The board each step starts from: the swapped board, then each step's board.
+        let before = { cells: [...state.board.cells], kinds: state.board.kinds.map(Number) };
+        const [ia, ib] = [swap.a.row * w + swap.a.col, swap.b.row * w + swap.b.col];
+        [before.cells[ia], before.cells[ib]] = [before.cells[ib], before.cells[ia]];
+        [before.kinds[ia], before.kinds[ib]] = [before.kinds[ib], before.kinds[ia]];
+        for (const step of played.steps) {
+          slides += step.falls.filter((fall) => fall.from.col !== fall.to.col).length;
+          const fresh = new Set([...step.spawns, ...step.created].map((s) => `${s.position.row},${s.position.col}`));
+          for (const [to, [row, col]] of fallOrigins(step, w)) {
+            if (fresh.has(`${row},${col}`)) continue; // a piece spawned or created in this step
+            const [r, c] = to.split(",").map(Number);
+            const [o, d] = [row * w + col, r * w + c];
+            assert.deepEqual(
+              [step.board.cells[d], Number(step.board.kinds[d])],
+              [before.cells[o], before.kinds[o]],
+              `${name} seed ${seed} move ${m} step ${step.index}: the piece at (${r},${c}) came from (${row},${col})`,
+            );
+            checked++;
+          }
+          before = { cells: [...step.board.cells], kinds: step.board.kinds.map(Number) };
+        }
+        state = played.state;
+      }
+    }
+  }
+  assert.ok(checked > 100 && slides > 0, `${checked} paths checked, ${slides} slides`);
 });
