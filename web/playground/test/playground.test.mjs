@@ -726,6 +726,10 @@ test("level mode: a move is PlayMove's: moves left go down, the goal's progress,
   assert.equal(await page.$eval("#level-goals li", (li) => li.dataset.value), String(after.progress[0].value));
   assert.equal(await page.$eval("#level-score", (el) => el.textContent), String(after.score));
   assert.equal(await page.$eval("#score", (el) => el.textContent), String(after.score));
+  // Hint works on level boards too (the top swap by certain score).
+  await page.click("#hint");
+  await idle();
+  assert.match(await page.$eval("#message", (el) => el.textContent), /^hint: swap \(\d+,\d+\) <-> \(\d+,\d+\)/);
   // A swap touching a blocker is refused with its verdict (Ice wall's row 5 is all blockers).
   await chooseExample("ice_wall");
   await clickCell(5, 0);
