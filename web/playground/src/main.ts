@@ -9,6 +9,12 @@
 // animation runs); each tile is #cell-ROW-COL with data-row, data-col and data-color (0 for an
 // empty cell). Holes are drawn hatched, empty cells as dashed outlines, striped pieces with
 // stripes around a badge with their letter, wrapped ones framed, colour bombs as rainbow balls.
+//
+// Level mode (docs/rules.md section 8, docs/levels.md): a level file (one of the examples in
+// examples/levels/, bundled, or pasted JSON) is started with StartLevel and played move by move
+// with PlayMove, the state of the last answer sent back each time. Level cells carry
+// data-jelly, data-blocker (hit points), data-lock, data-ingredient and data-exit; jelly is a
+// tinted square under the tile (darker for two layers), exits a green marker over it.
 
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
@@ -18,6 +24,15 @@ import { CollapsePuzzle, ScoringRule } from "./gen/matchgrid/v1/collapse_pb.js";
 import type { TapResponse } from "./gen/matchgrid/v1/collapse_pb.js";
 import { Combination, RefillMode, SwapPuzzle, SwapVerdict } from "./gen/matchgrid/v1/swap_pb.js";
 import type { CascadeStep, ResolveCascadeResponse } from "./gen/matchgrid/v1/swap_pb.js";
+import { GoalKind, LevelPolicy, LevelStatus } from "./gen/matchgrid/v1/level_pb.js";
+import type { Level, LevelState } from "./gen/matchgrid/v1/level_pb.js";
+import { goalKindName, parseLevel } from "./level_file.js";
+import { fallOrigins, key } from "./falls.js";
+import cherryDrop from "../../../examples/levels/cherry_drop.json";
+import iceWall from "../../../examples/levels/ice_wall.json";
+import jellyRows from "../../../examples/levels/jelly_rows.json";
+import redHarvest from "../../../examples/levels/red_harvest.json";
+import scoreRush from "../../../examples/levels/score_rush.json";
 
 const transport = createGrpcWebTransport({ baseUrl: window.location.origin });
 const swapApi = createClient(SwapPuzzle, transport);
@@ -31,7 +46,16 @@ const PALETTE = [
   "#546e7a", "#d81b60", "#7cb342", "#5e35b1", "#6d4c41", "#c0ca33", "#26a69a", "#ec407a",
 ];
 
-type Family = "swap" | "collapse";
+type Family = "swap" | "collapse" | "level";
+
+/** The example levels of examples/levels/, by file stem (bundled: the repo's files are the source). */
+const EXAMPLES: Record<string, unknown> = {
+  cherry_drop: cherryDrop,
+  ice_wall: iceWall,
+  jelly_rows: jellyRows,
+  red_harvest: redHarvest,
+  score_rush: scoreRush,
+};
 
 /**
  * A board as the page holds it: row-major cells, 0 empty. A level board (swap family,
@@ -43,6 +67,11 @@ interface Grid {
   cells: number[];
   holes?: boolean[];
   kinds?: number[];
+  /** Level layers (docs/rules.md section 8), all present or all absent. */
+  jelly?: number[];
+  blockers?: number[];
+  locks?: boolean[];
+  exits?: boolean[];
 }
 
 /** Text suffix of a special piece kind (the CLI's: `R-`, `R|`, `R+`; a bomb is `*`). */
@@ -53,8 +82,20 @@ const KIND_SUFFIX: Record<number, string> = {
 };
 
 function isLevel(g: Grid): boolean {
-  return (g.holes ?? []).some((h) => h) || (g.kinds ?? []).some((k) => k > PieceKind.NORMAL);
+  return (
+    hasLayers(g) || (g.holes ?? []).some((h) => h) || (g.kinds ?? []).some((k) => k > PieceKind.NORMAL)
+  );
 }
+
+/** True when the board carries the level layers of section 8 (jelly, blockers, locks, exits). */
+function hasLayers(g: Grid): boolean {
+  return g.jelly !== undefined;
+}
+
+const jellyAt = (g: Grid, index: number) => g.jelly?.[index] ?? 0;
+const blockerAt = (g: Grid, index: number) => g.blockers?.[index] ?? 0;
+const lockAt = (g: Grid, index: number) => g.locks?.[index] ?? false;
+const exitAt = (g: Grid, index: number) => g.exits?.[index] ?? false;
 
 function holeAt(g: Grid, index: number): boolean {
   return g.holes?.[index] ?? false;
@@ -90,8 +131,13 @@ interface Snapshot {
   totalScore: bigint;
   moveCount: number;
   lastScore: string;
+  levelState: LevelState | null;
 }
 let history: Snapshot[] = [];
+
+/** Level mode: the level being played (as the wire takes it) and the last state answered. */
+let level: Level | null = null;
+let levelState: LevelState | null = null;
 
 function setMoves(n: number) {
   moveCount = n;
@@ -111,7 +157,7 @@ function resetGame() {
 /** Remembers the current board before a move, for undo. */
 function remember() {
   if (!grid) return;
-  history.push({ grid, totalScore, moveCount, lastScore: lastScoreEl.textContent ?? "" });
+  history.push({ grid, totalScore, moveCount, lastScore: lastScoreEl.textContent ?? "", levelState });
   $<HTMLButtonElement>("undo").disabled = false;
 }
 
@@ -123,6 +169,10 @@ async function undo() {
     totalScore = last.totalScore;
     addScore(0n, last.lastScore);
     setMoves(last.moveCount);
+    if (family() === "level") {
+      levelState = last.levelState;
+      showLevel();
+    }
     await draw(last.grid);
     log(`undo: back to move ${last.moveCount}, score ${last.totalScore}`);
     await showState();
@@ -132,7 +182,7 @@ async function undo() {
 /** Marks the top swap of Hint (the highest certain score) on the board. */
 async function hint() {
   await run(async () => {
-    if (!grid || family() !== "swap") return;
+    if (!grid || family() === "collapse") return;
     const response = await swapApi.hint({ board: toApi(grid), topN: 1 });
     const top = response.hints[0];
     if (!top?.swap?.a || !top.swap.b) {
@@ -189,11 +239,24 @@ function cellChar(value: number): string {
 }
 
 /** One cell in the text form: `#` hole, `*` colour bomb, a colour with its kind's suffix. */
-function cellText(g: Grid, index: number): string {
+function pieceText(g: Grid, index: number): string {
   if (holeAt(g, index)) return "#";
   const kind = kindAt(g, index);
   if (kind === PieceKind.COLOR_BOMB) return "*";
+  if (kind === PieceKind.INGREDIENT) return "@";
+  if (blockerAt(g, index) > 0) return `X${blockerAt(g, index)}`;
   return cellChar(g.cells[index]) + (KIND_SUFFIX[kind] ?? "");
+}
+
+/** A cell with its level layers (docs/levels.md): the piece, then `~` lock, `'`/`"` jelly, `_` exit. */
+function cellText(g: Grid, index: number): string {
+  const jelly = jellyAt(g, index);
+  return (
+    pieceText(g, index) +
+    (lockAt(g, index) ? "~" : "") +
+    (jelly === 1 ? "'" : jelly === 2 ? '"' : "") +
+    (exitAt(g, index) ? "_" : "")
+  );
 }
 
 export function toText(g: Grid): string {
@@ -257,18 +320,26 @@ function fromApi(board: Board | undefined): Grid {
     g.holes = board.holes.length > 0 ? [...board.holes] : new Array(size).fill(false);
     g.kinds = board.kinds.length > 0 ? board.kinds.map(Number) : new Array(size).fill(0);
   }
+  if (board.jelly.length > 0 || board.blockers.length > 0 || board.locks.length > 0 || board.exits.length > 0) {
+    const size = board.width * board.height;
+    g.jelly = board.jelly.length > 0 ? [...board.jelly] : new Array(size).fill(0);
+    g.blockers = board.blockers.length > 0 ? [...board.blockers] : new Array(size).fill(0);
+    g.locks = board.locks.length > 0 ? [...board.locks] : new Array(size).fill(false);
+    g.exits = board.exits.length > 0 ? [...board.exits] : [];
+  }
   return g;
 }
 
 /** The wire board: holes and kinds only for a level board, so plain requests stay as before. */
 function toApi(g: Grid) {
   if (!isLevel(g)) return { width: g.width, height: g.height, cells: g.cells };
-  return { width: g.width, height: g.height, cells: g.cells, holes: g.holes, kinds: g.kinds };
+  const board = { width: g.width, height: g.height, cells: g.cells, holes: g.holes, kinds: g.kinds };
+  if (!hasLayers(g)) return board;
+  return { ...board, jelly: g.jelly, blockers: g.blockers, locks: g.locks, exits: g.exits };
 }
 
 // ---- drawing -----------------------------------------------------------------------------
 
-const key = (row: number, col: number) => `${row},${col}`;
 
 function place(el: HTMLElement, row: number, col: number) {
   const size = cellSize();
@@ -290,6 +361,7 @@ async function draw(g: Grid, from?: Map<string, [number, number]>) {
   boardEl.dataset.board = toText(g);
   $<HTMLTextAreaElement>("board-text").value = toText(g);
   boardEl.replaceChildren();
+  if (hasLayers(g)) drawLayers(g);
   const moving: Array<[HTMLElement, number, number]> = [];
   for (let row = 0; row < g.height; row++) {
     for (let col = 0; col < g.width; col++) {
@@ -303,10 +375,28 @@ async function draw(g: Grid, from?: Map<string, [number, number]>) {
       const index = row * g.width + col;
       const kind = kindAt(g, index);
       if (kind > PieceKind.NORMAL) el.dataset.kind = String(kind);
+      const jelly = jellyAt(g, index);
+      if (jelly > 0) el.dataset.jelly = String(jelly);
+      if (lockAt(g, index)) {
+        el.dataset.lock = "true";
+        el.classList.add("locked");
+      }
+      if (exitAt(g, index)) el.dataset.exit = "true";
       if (holeAt(g, index)) {
         el.classList.add("hole");
         el.dataset.hole = "true";
         el.title = "hole (no tile ever)";
+      } else if (blockerAt(g, index) > 0) {
+        const hp = blockerAt(g, index);
+        el.classList.add("blocker", `hp-${Math.min(hp, 5)}`);
+        el.dataset.blocker = String(hp);
+        el.textContent = String(hp);
+        el.title = `blocker: ${hp} hit point${hp === 1 ? "" : "s"} left`;
+      } else if (kind === PieceKind.INGREDIENT) {
+        el.classList.add("ingredient");
+        el.dataset.ingredient = "true";
+        el.textContent = "@";
+        el.title = "ingredient: bring it down to an exit";
       } else if (kind === PieceKind.COLOR_BOMB) {
         el.classList.add("bomb");
         el.textContent = "*";
@@ -333,6 +423,7 @@ async function draw(g: Grid, from?: Map<string, [number, number]>) {
         el.style.background = PALETTE[value - 1];
         el.textContent = cellChar(value);
       }
+      if (lockAt(g, index)) el.title = "locked: matches, but cannot be swapped or fall; a hit removes the lock";
       const start = from?.get(key(row, col));
       if (start) {
         place(el, start[0], start[1]);
@@ -352,7 +443,45 @@ async function draw(g: Grid, from?: Map<string, [number, number]>) {
     }
     await sleep(phaseMs());
   }
-  for (const el of boardEl.children) el.classList.remove("still");
+  for (const el of boardEl.querySelectorAll(".cell")) el.classList.remove("still");
+}
+
+/**
+ * The layers that stay in place under and over the moving tiles: jelly (a tinted square under
+ * the cell, darker for two layers) and exits (a green marker at the cell's foot).
+ */
+function drawLayers(g: Grid) {
+  const size = cellSize();
+  for (let row = 0; row < g.height; row++) {
+    for (let col = 0; col < g.width; col++) {
+      const index = row * g.width + col;
+      const jelly = jellyAt(g, index);
+      if (jelly > 0) {
+        const under = document.createElement("div");
+        under.className = `jelly jelly-${jelly}`;
+        under.id = `jelly-${row}-${col}`;
+        under.style.transform = `translate(${col * size + 0.5}px, ${row * size + 0.5}px)`;
+        boardEl.appendChild(under);
+      }
+      if (exitAt(g, index) && showExits(g)) {
+        const exit = document.createElement("div");
+        exit.className = "exit";
+        exit.id = `exit-${row}-${col}`;
+        exit.title = "exit: an ingredient here is collected";
+        exit.style.transform = `translate(${col * size + 3}px, ${row * size + 3}px)`;
+        exit.textContent = "\u25bc";
+        boardEl.appendChild(exit);
+      }
+    }
+  }
+}
+
+/** Exits are drawn where they matter: a board with an ingredient, or a level that brings some down. */
+function showExits(g: Grid): boolean {
+  return (
+    (g.kinds ?? []).some((k) => k === PieceKind.INGREDIENT) ||
+    (family() === "level" && (level?.goals ?? []).some((goal) => goal.kind === GoalKind.BRING_DOWN))
+  );
 }
 
 function cellEl(p: { row: number; col: number }): HTMLElement | null {
@@ -413,10 +542,15 @@ async function showState() {
   movesEl.replaceChildren();
   if (!grid) return;
   const g = grid;
-  if (family() === "swap") {
+  if (family() !== "collapse") {
     $("moves-title").textContent = "Valid swaps";
     const hasEmpty = g.cells.some(
-      (v, i) => v === 0 && !holeAt(g, i) && kindAt(g, i) !== PieceKind.COLOR_BOMB,
+      (v, i) =>
+        v === 0 &&
+        !holeAt(g, i) &&
+        kindAt(g, i) !== PieceKind.COLOR_BOMB &&
+        kindAt(g, i) !== PieceKind.INGREDIENT &&
+        blockerAt(g, i) === 0,
     );
     if (hasEmpty) {
       stateEl.textContent = "The board has empty cells: no dead-state check until it is settled. ";
@@ -573,8 +707,12 @@ async function clicked(row: number, col: number) {
   await swapTiles(a, { row, col });
 }
 
-/** Swaps a and b: ValidateSwap, then ResolveCascade, animated step by step. */
+/** Swaps a and b: ValidateSwap, then ResolveCascade (PlayMove in level mode), animated step by step. */
 async function swapTiles(a: { row: number; col: number }, b: { row: number; col: number }) {
+  if (family() === "level") {
+    await levelMove(a, b);
+    return;
+  }
   await run(async () => {
     if (!grid) return;
     const start = grid;
@@ -617,7 +755,12 @@ function stepText(step: CascadeStep): string {
   if (step.fired.length > 0) parts.push(`fired ${step.fired.map(specialText).join(" ")}`);
   if (step.effectCleared.length > 0) parts.push(`${step.effectCleared.length} cleared by effects`);
   if (step.created.length > 0) parts.push(`created ${step.created.map(specialText).join(" ")}`);
-  parts.push(count(step.falls.length, "fall"), count(step.spawns.length, "spawn"));
+  if (step.hits.length > 0) parts.push(count(step.hits.length, "hit"));
+  const slides = step.falls.filter((fall) => fall.from && fall.to && fall.from.col !== fall.to.col).length;
+  parts.push(count(step.falls.length, "fall"));
+  if (slides > 0) parts.push(count(slides, "slide"));
+  parts.push(count(step.spawns.length, "spawn"));
+  if (step.collected.length > 0) parts.push(`${count(step.collected.length, "ingredient")} collected`);
   return `step ${step.index}: ${parts.join(", ")}, +${step.score}`;
 }
 
@@ -632,10 +775,13 @@ const COMBINATION_NAME: Record<number, string> = {
   [Combination.WRAPPED_WRAPPED]: "wrapped + wrapped",
 };
 
+/** What animateCascade draws: ResolveCascade's answer, or PlayMove's in its shape. */
+type Cascade = Pick<ResolveCascadeResponse, "steps" | "board" | "totalScore" | "shuffled" | "dead">;
+
 async function animateCascade(
   start: Grid,
   swap: { a: { row: number; col: number }; b: { row: number; col: number } } | null,
-  response: ResolveCascadeResponse,
+  response: Cascade,
 ) {
   // The swap itself (none when settling a board as given).
   if (swap) {
@@ -646,6 +792,7 @@ async function animateCascade(
     const ib = b.row * start.width + b.col;
     [swapped.cells[ia], swapped.cells[ib]] = [swapped.cells[ib], swapped.cells[ia]];
     if (swapped.kinds) [swapped.kinds[ia], swapped.kinds[ib]] = [swapped.kinds[ib], swapped.kinds[ia]];
+    // Jelly, blockers, locks and exits stay with their cells (a swap never moves a fixed cell).
     await draw(swapped, new Map([[key(a.row, a.col), [b.row, b.col]], [key(b.row, b.col), [a.row, a.col]]]));
   }
   let moveScore = 0n;
@@ -656,10 +803,14 @@ async function animateCascade(
     const grouped = step.groups.flatMap((group) => group.cells);
     const fired = step.fired.flatMap((special) => (special.position ? [special.position] : []));
     const cleared = [...grouped, ...step.effectCleared];
-    if (cleared.length > 0) {
+    // Hit cells with a layer (jelly, blocker, lock): flashed with the step's groups.
+    const hits = step.hits.flatMap((hit) => (hit.position ? [hit.position] : []));
+    if (cleared.length > 0 || hits.length > 0) {
       mark(grouped, "group");
       mark(fired, "fired");
       mark(step.effectCleared, "blast");
+      mark(hits, "hit");
+      for (const p of hits) document.getElementById(`jelly-${p.row}-${p.col}`)?.classList.add("hit");
       await sleep(phaseMs());
       mark(cleared, "cleared");
     }
@@ -669,10 +820,7 @@ async function animateCascade(
     if (cleared.length > 0) await sleep(phaseMs());
     // Where each tile of the board after the step comes from: a fall's source, or above the
     // board for a spawned tile (its column's new tiles stacked above row 0).
-    const from = new Map<string, [number, number]>();
-    for (const fall of step.falls) {
-      if (fall.from && fall.to) from.set(key(fall.to.row, fall.to.col), [fall.from.row, fall.from.col]);
-    }
+    const from = fallOrigins(step, start.width);
     const spawnsPerColumn = new Map<number, number>();
     for (const spawn of step.spawns) {
       const col = spawn.position?.col ?? 0;
@@ -684,6 +832,10 @@ async function animateCascade(
     }
     const after = step.board ? fromApi(step.board) : null;
     if (after) await draw(after, from);
+    if (step.collected.length > 0) {
+      mark(step.collected, "collected");
+      for (const p of step.collected) document.getElementById(`exit-${p.row}-${p.col}`)?.classList.add("collected");
+    }
     log(stepText(step));
   }
   delete boardEl.dataset.step;
@@ -740,6 +892,208 @@ async function tap(at: { row: number; col: number }) {
   });
 }
 
+// ---- level mode ----------------------------------------------------------------------------
+
+const STATUS_NAME: Record<number, string> = {
+  [LevelStatus.PLAYING]: "PLAYING",
+  [LevelStatus.WON]: "WON",
+  [LevelStatus.LOST_OUT_OF_MOVES]: "LOST_OUT_OF_MOVES",
+  [LevelStatus.LOST_DEAD]: "LOST_DEAD",
+};
+
+/** Fills the level text with the chosen example, as JSON (the file's content). */
+function showExample() {
+  const name = $<HTMLSelectElement>("level-example").value;
+  const example = EXAMPLES[name];
+  if (example) $<HTMLTextAreaElement>("level-text").value = JSON.stringify(example, null, 2);
+}
+
+/** The level in the text box, as the wire takes it; a bad file throws, naming the field. */
+function readLevel(): { name: string; description: string; layout: boolean; level: Level } {
+  const file = parseLevel($<HTMLTextAreaElement>("level-text").value, $<HTMLSelectElement>("level-example").value || "pasted");
+  const wire = {
+    board: file.board,
+    colors: file.colors,
+    moveLimit: file.moveLimit,
+    goals: file.goals,
+  } as unknown as Level;
+  return { name: file.name, description: file.description, layout: file.layout, level: wire };
+}
+
+/** Reads the level text and starts it (StartLevel with the seed field). */
+async function startLevel() {
+  await run(async () => {
+    resetGame();
+    level = null;
+    levelState = null;
+    showLevel();
+    $("level-sim").textContent = "";
+    let file;
+    try {
+      file = readLevel();
+    } catch (error) {
+      boardEl.replaceChildren();
+      grid = null;
+      movesEl.replaceChildren();
+      stateEl.textContent = "";
+      throw new Error(`level: ${(error as Error).message}`);
+    }
+    const seed = BigInt(numberInput("level-seed"));
+    const response = await swapApi.startLevel({ level: file.level, seed });
+    if (!response.state) throw new Error("the server sent no state");
+    level = file.level;
+    levelState = response.state;
+    $("level-name").textContent = file.name;
+    $("level-description").textContent = file.description;
+    showLevel();
+    await draw(fromApi(levelState.board));
+    log(`level ${file.name}: ${file.layout ? `start generated on its layout (seed ${seed})` : "its start board"}`);
+    await showState();
+  });
+}
+
+/** One move of the level: PlayMove on the last state, animated as a swap's cascade. */
+async function levelMove(a: { row: number; col: number }, b: { row: number; col: number }) {
+  await run(async () => {
+    if (!grid || !level || !levelState) return;
+    const start = grid;
+    const swap = { a, b };
+    const verdict = await swapApi.validateSwap({ board: toApi(start), swap });
+    if (verdict.verdict !== SwapVerdict.OK) {
+      say(`swap refused: ${SwapVerdict[verdict.verdict]}`);
+      return;
+    }
+    // Move i (0-based) of a game is played with seed `level seed + i`.
+    const seed = BigInt(numberInput("level-seed")) + BigInt(moveCount);
+    const response = await swapApi.playMove({ level, state: levelState, swap, seed, includeStepBoards: true });
+    const state = response.state;
+    if (!state) throw new Error("the server sent no state");
+    remember();
+    setMoves(moveCount + 1);
+    movesEl.replaceChildren();
+    stateEl.textContent = "cascade running...";
+    const combination = COMBINATION_NAME[verdict.combination];
+    log(`move ${moveCount}: swap (${a.row},${a.col}) <-> (${b.row},${b.col})${combination ? `: ${combination}` : ""}`);
+    const gained = response.steps.reduce((sum, step) => sum + step.score, 0n);
+    await animateCascade(start, swap, {
+      steps: response.steps,
+      board: state.board,
+      totalScore: gained,
+      shuffled: response.shuffled,
+      dead: state.status === LevelStatus.LOST_DEAD,
+    });
+    levelState = state;
+    totalScore = state.score;
+    addScore(0n, lastScoreEl.textContent ?? "");
+    showLevel();
+    if (state.status !== LevelStatus.PLAYING) log(`level over: ${STATUS_NAME[state.status] ?? state.status}`);
+    await showState();
+  });
+}
+
+/** One goal's line: what it asks for and how far it has got. */
+function goalText(index: number): string {
+  const goal = level?.goals[index];
+  if (!goal) return "";
+  const progress = levelState?.progress[index];
+  const value = progress?.value ?? 0n;
+  const name = goalKindName(goal.kind);
+  switch (goal.kind) {
+    case GoalKind.SCORE:
+      return `${name}: ${value} / ${goal.target} points`;
+    case GoalKind.CLEAR_JELLY:
+      return `${name}: ${count(Number(value), "jelly layer")} left`;
+    case GoalKind.COLLECT:
+      return `${name} ${cellChar(goal.color)}: ${value} / ${goal.target} tiles`;
+    case GoalKind.CLEAR_BLOCKERS:
+      return `${name}: ${count(Number(value), "blocker")} left`;
+    case GoalKind.BRING_DOWN:
+      return `${name}: ${value} / ${goal.target} ingredients`;
+    default:
+      return `${name}: ${value}`;
+  }
+}
+
+/** The level panel: status, moves left, score and each goal's progress. */
+function showLevel() {
+  const statusEl = $("level-status");
+  const movesLeftEl = $("level-moves-left");
+  const goalsEl = $("level-goals");
+  goalsEl.replaceChildren();
+  if (!level || !levelState) {
+    statusEl.textContent = "-";
+    statusEl.dataset.status = "";
+    movesLeftEl.textContent = "-";
+    movesLeftEl.dataset.movesLeft = "";
+    $("level-score").textContent = "-";
+    return;
+  }
+  const status = STATUS_NAME[levelState.status] ?? String(levelState.status);
+  statusEl.textContent = status;
+  statusEl.dataset.status = status;
+  statusEl.className = `status-${status.toLowerCase()}`;
+  movesLeftEl.textContent = `${levelState.movesLeft} / ${level.moveLimit}`;
+  movesLeftEl.dataset.movesLeft = String(levelState.movesLeft);
+  $("level-score").textContent = String(levelState.score);
+  level.goals.forEach((goal, i) => {
+    const li = document.createElement("li");
+    const progress = levelState?.progress[i];
+    li.textContent = goalText(i) + (progress?.met ? " \u2713" : "");
+    li.dataset.kind = goalKindName(goal.kind);
+    li.dataset.value = String(progress?.value ?? 0n);
+    li.dataset.met = String(progress?.met ?? false);
+    li.classList.toggle("met", progress?.met ?? false);
+    goalsEl.appendChild(li);
+  });
+}
+
+const percent = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+/** Simulate with `level`: 200 greedy games from the seed field; the pass rate and its interval. */
+async function simulateLevel() {
+  await run(async () => {
+    const out = $("level-sim");
+    out.textContent = "simulating 200 greedy games...";
+    let wire: Level;
+    try {
+      wire = level ?? readLevel().level;
+    } catch (error) {
+      out.textContent = "";
+      throw new Error(`level: ${(error as Error).message}`);
+    }
+    const games = 200;
+    try {
+      const response = await swapApi.simulate({
+        level: wire,
+        games,
+        seed: BigInt(numberInput("level-seed")),
+        levelPolicy: LevelPolicy.GREEDY,
+      });
+      const sim = response.level;
+      if (!sim) throw new Error("the server sent no level simulation");
+      out.replaceChildren();
+      const line = document.createElement("div");
+      line.id = "pass-rate";
+      line.dataset.passRate = String(sim.passRate);
+      line.dataset.low = String(sim.passRateLow);
+      line.dataset.high = String(sim.passRateHigh);
+      line.dataset.attempts = String(sim.attemptsPerSuccess);
+      line.innerHTML =
+        `pass rate <b>${percent(sim.passRate)}</b> (95% interval ${percent(sim.passRateLow)} to ${percent(sim.passRateHigh)}), ` +
+        (sim.wins > 0 ? `${sim.attemptsPerSuccess.toFixed(2)} attempts per success` : "no game won");
+      const detail = document.createElement("div");
+      detail.className = "detail";
+      detail.textContent =
+        `${sim.wins} of ${sim.games} greedy games won; lost ${sim.lostOutOfMoves} out of moves, ${sim.lostDead} dead` +
+        (sim.wins > 0 ? `; moves left when won: mean ${sim.movesLeftMean.toFixed(1)}, p50 ${sim.movesLeftP50}` : "");
+      out.append(line, detail);
+    } catch (error) {
+      out.textContent = "";
+      throw error;
+    }
+  });
+}
+
 // ---- wiring ------------------------------------------------------------------------------
 
 $("generate").addEventListener("click", () => void generate());
@@ -748,8 +1102,16 @@ $("undo").addEventListener("click", () => void undo());
 $("hint").addEventListener("click", () => void hint());
 $("family").addEventListener("change", () => {
   document.body.dataset.family = family();
-  void generate();
+  if (family() === "level") void startLevel();
+  else void generate();
 });
+$("level-example").addEventListener("change", () => {
+  showExample();
+  void startLevel();
+});
+$("level-start").addEventListener("click", () => void startLevel());
+$("level-simulate").addEventListener("click", () => void simulateLevel());
+showExample();
 $("scoring").addEventListener("change", () => void run(showState));
 $("speed").addEventListener("change", () => {
   document.documentElement.style.setProperty("--ms", `${Math.round(phaseMs() * 0.8)}ms`);

@@ -13,19 +13,24 @@
 //
 // Run: npm test (from web/playground, after npm ci).
 
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { createInterface } from "node:readline";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 import { createClient } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import puppeteer from "puppeteer-core";
+import { build } from "esbuild";
 
 import { CollapsePuzzle, ScoringRule } from "../src/gen/matchgrid/v1/collapse_pb.js";
 import { RefillMode, SwapPuzzle } from "../src/gen/matchgrid/v1/swap_pb.js";
+import { LevelPolicy, LevelStatus } from "../src/gen/matchgrid/v1/level_pb.js";
 
 const BIN = process.env.MATCHGRID_BIN;
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
@@ -543,4 +548,376 @@ test("a colour bomb in a striped + striped area fires: the log names it and it i
   assert.ok(await page.evaluate(() => window.firedCells.has("cell-5-2")), "the bomb is drawn firing");
   assert.equal((await drawnBoard()).text, levelText(resolved.board));
   assert.equal(await page.$eval("#score", (el) => el.textContent), String(resolved.totalScore));
+});
+
+// ---- level mode ------------------------------------------------------------------------------
+
+const LEVELS = new URL("../../../examples/levels/", import.meta.url);
+const SIMULATE_MS = 180_000;
+
+/** A module of the page's source (src/NAME.ts), bundled for node. */
+async function pageModule(name) {
+  const out = await build({
+    entryPoints: [fileURLToPath(new URL(`../src/${name}.ts`, import.meta.url))],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    write: false,
+    logLevel: "silent",
+  });
+  return import(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString("base64")}`);
+}
+
+/** The page's level file reader (src/level_file.ts), to build the same wire level. */
+let levelReader;
+async function reader() {
+  levelReader ??= await pageModule("level_file");
+  return levelReader;
+}
+
+/** An example level (examples/levels/NAME.json) as the wire takes it. */
+async function exampleLevel(name) {
+  const file = (await reader()).parseLevel(readFileSync(new URL(`${name}.json`, LEVELS), "utf8"), name);
+  return { board: file.board, colors: file.colors, moveLimit: file.moveLimit, goals: file.goals };
+}
+
+/** Each drawn cell's level data attributes, row-major. */
+async function drawnLayers() {
+  return page.$$eval("#board .cell", (cells) =>
+    cells.map((el) => ({
+      id: el.id,
+      color: Number(el.dataset.color),
+      jelly: Number(el.dataset.jelly ?? 0),
+      blocker: Number(el.dataset.blocker ?? 0),
+      lock: el.dataset.lock === "true",
+      ingredient: el.dataset.ingredient === "true",
+      exit: el.dataset.exit === "true",
+    })),
+  );
+}
+
+/** What the page should draw for a wire board, in drawnLayers' shape. */
+function expectedLayers(board) {
+  return board.cells.map((color, i) => ({
+    id: `cell-${Math.floor(i / board.width)}-${i % board.width}`,
+    color,
+    jelly: board.jelly[i] ?? 0,
+    blocker: board.blockers[i] ?? 0,
+    lock: board.locks[i] ?? false,
+    ingredient: Number(board.kinds[i]) === 6,
+    exit: board.exits[i] ?? false,
+  }));
+}
+
+async function chooseExample(name) {
+  await page.select("#level-example", name);
+  await idle();
+  assert.equal(await page.$eval("#message", (el) => el.textContent), "", `${name} starts without an error`);
+}
+
+test("level mode: the examples start as StartLevel answers, their jelly, blockers, locks, ingredients and exits drawn", async () => {
+  await page.select("#speed", "fast");
+  await page.select("#family", "level");
+  await idle();
+  const seed = BigInt(await page.$eval("#level-seed", (el) => el.value));
+  const seen = { jelly: 0, jelly2: 0, blocker: 0, lock: 0, ingredient: 0, exit: 0 };
+  for (const name of ["jelly_rows", "ice_wall", "red_harvest", "cherry_drop", "score_rush"]) {
+    await chooseExample(name);
+    const level = await exampleLevel(name);
+    const { state } = await swapApi.startLevel({ level, seed });
+    const drawn = await drawnLayers();
+    assert.deepEqual(drawn, expectedLayers(state.board), `${name}: the drawn cells are StartLevel's board`);
+    for (const cell of drawn) {
+      if (cell.jelly > 0) seen.jelly++;
+      if (cell.jelly === 2) seen.jelly2++;
+      if (cell.blocker > 0) seen.blocker++;
+      if (cell.lock) seen.lock++;
+      if (cell.ingredient) seen.ingredient++;
+    }
+    // Jelly is drawn as a square under the cell, darker for two layers; blockers show their hit
+    // points; exits are drawn where ingredients are (Cherry drop).
+    const under = await page.$$eval(".jelly", (els) => els.map((el) => `${el.id}:${el.className}`).sort());
+    const expectedUnder = state.board.jelly
+      .map((j, i) => (j > 0 ? `jelly-${Math.floor(i / state.board.width)}-${i % state.board.width}:jelly jelly-${j}` : null))
+      .filter(Boolean)
+      .sort();
+    assert.deepEqual(under, expectedUnder, `${name}: one jelly square per jelly cell`);
+    for (const cell of drawn.filter((c) => c.blocker > 0)) {
+      assert.equal(await page.$eval(`#${cell.id}`, (el) => el.textContent), String(cell.blocker));
+    }
+    const exits = await page.$$eval(".exit", (els) => els.length);
+    if (name === "cherry_drop") {
+      assert.equal(exits, state.board.exits.filter(Boolean).length, "Cherry drop's exits are drawn");
+      seen.exit += exits;
+    }
+    assert.equal(await page.$eval("#level-status", (el) => el.dataset.status), "PLAYING");
+    assert.equal(await page.$eval("#level-moves-left", (el) => el.dataset.movesLeft), String(level.moveLimit));
+    const goals = await page.$$eval("#level-goals li", (items) => items.map((li) => li.dataset.value));
+    assert.deepEqual(goals, state.progress.map((p) => String(p.value)), `${name}: the goals' progress`);
+  }
+  assert.ok(seen.jelly > 0 && seen.jelly2 > 0 && seen.blocker > 0 && seen.lock > 0 && seen.ingredient > 0 && seen.exit > 0, JSON.stringify(seen));
+});
+
+test("level mode: a move is PlayMove's: moves left go down, the goal's progress, score and board follow, hits flash", async () => {
+  await page.select("#speed", "fast");
+  await page.select("#family", "level");
+  await idle();
+  await chooseExample("jelly_rows");
+  const seed = BigInt(await page.$eval("#level-seed", (el) => el.value));
+  const level = await exampleLevel("jelly_rows");
+  const { state } = await swapApi.startLevel({ level, seed });
+  // A valid swap whose move clears some jelly (move 0 is played with the level seed).
+  const { validSwaps } = await swapApi.checkDeadState({ board: state.board });
+  let chosen;
+  for (const swap of validSwaps) {
+    const played = await swapApi.playMove({ level, state, swap, seed });
+    if (played.state.progress[0].value < state.progress[0].value) {
+      chosen = { swap, played };
+      break;
+    }
+  }
+  assert.ok(chosen, "some valid swap clears jelly");
+  const before = await page.$eval("#level-goals li", (li) => li.textContent);
+  assert.equal(before, `CLEAR_JELLY: ${state.progress[0].value} jelly layers left`);
+  await page.$eval("#board", (board) => {
+    window.hitCells = new Set();
+    window.hitObserver?.disconnect();
+    window.hitObserver = new MutationObserver((records) => {
+      for (const r of records) if (r.target.classList?.contains("hit") && r.target.classList.contains("cell")) window.hitCells.add(r.target.id);
+    });
+    window.hitObserver.observe(board, { attributes: true, attributeFilter: ["class"], subtree: true });
+  });
+  const { a, b } = chosen.swap;
+  await clickCell(a.row, a.col);
+  await clickCell(b.row, b.col);
+  await idle();
+  assert.equal(await page.$eval("#message", (el) => el.textContent), "");
+  const after = chosen.played.state;
+  assert.equal(await page.$eval("#level-moves-left", (el) => el.dataset.movesLeft), String(level.moveLimit - 1));
+  assert.equal(after.movesLeft, level.moveLimit - 1);
+  const goal = await page.$eval("#level-goals li", (li) => ({ text: li.textContent, value: li.dataset.value }));
+  assert.equal(goal.value, String(after.progress[0].value), "the goal's progress is PlayMove's");
+  assert.equal(goal.text, `CLEAR_JELLY: ${after.progress[0].value} jelly layers left`);
+  assert.notEqual(goal.text, before, "the progress text changed");
+  assert.equal(await page.$eval("#level-score", (el) => el.textContent), String(after.score));
+  assert.equal(await page.$eval("#score", (el) => el.textContent), String(after.score));
+  assert.equal(await page.$eval("#level-status", (el) => el.dataset.status), LevelStatus[after.status]);
+  assert.deepEqual(await drawnLayers(), expectedLayers(after.board), "the drawn board is PlayMove's state board");
+  const hits = new Set(chosen.played.steps.flatMap((step) => step.hits.map((h) => `cell-${h.position.row}-${h.position.col}`)));
+  assert.ok(hits.size > 0, "the move hit jelly");
+  assert.deepEqual([...(await page.evaluate(() => [...window.hitCells]))].sort(), [...hits].sort(), "every hit cell flashed");
+  const lines = await page.$$eval("#log li", (items) => items.map((li) => li.textContent));
+  assert.ok(lines.includes(`move 1: swap (${a.row},${a.col}) <-> (${b.row},${b.col})`), lines.join(" | "));
+  assert.ok(lines.some((line) => /^step 1: .*\d+ hits?,/.test(line)), lines.join(" | "));
+
+  // A second move plays on from the state the first answered (seed: level seed + 1).
+  const next = (await swapApi.checkDeadState({ board: after.board })).validSwaps[0];
+  await clickCell(next.a.row, next.a.col);
+  await clickCell(next.b.row, next.b.col);
+  await idle();
+  const second = await swapApi.playMove({ level, state: after, swap: next, seed: seed + 1n });
+  assert.equal(await page.$eval("#level-moves-left", (el) => el.dataset.movesLeft), String(level.moveLimit - 2));
+  assert.deepEqual(await drawnLayers(), expectedLayers(second.state.board));
+  // Undo goes back to the first move's state: board, moves left, goals and score.
+  await page.click("#undo");
+  await idle();
+  assert.deepEqual(await drawnLayers(), expectedLayers(after.board), "undo draws the state before the move");
+  assert.equal(await page.$eval("#level-moves-left", (el) => el.dataset.movesLeft), String(level.moveLimit - 1));
+  assert.equal(await page.$eval("#level-goals li", (li) => li.dataset.value), String(after.progress[0].value));
+  assert.equal(await page.$eval("#level-score", (el) => el.textContent), String(after.score));
+  assert.equal(await page.$eval("#score", (el) => el.textContent), String(after.score));
+  // Hint works on level boards too (the top swap by certain score).
+  await page.click("#hint");
+  await idle();
+  assert.match(await page.$eval("#message", (el) => el.textContent), /^hint: swap \(\d+,\d+\) <-> \(\d+,\d+\)/);
+  // A swap touching a blocker is refused with its verdict (Ice wall's row 5 is all blockers).
+  await chooseExample("ice_wall");
+  await clickCell(5, 0);
+  await clickCell(4, 0);
+  await idle();
+  assert.equal(await page.$eval("#message", (el) => el.textContent), "swap refused: BLOCKED");
+  assert.equal(await page.$eval("#level-moves-left", (el) => el.dataset.movesLeft), "10", "a refused swap costs no move");
+  if (process.env.LEVEL_SCREENSHOT) await page.screenshot({ path: process.env.LEVEL_SCREENSHOT });
+});
+
+test("level mode: Simulate shows the pass rate of 200 greedy games with its 95% interval and attempts per success", async () => {
+  await page.select("#family", "level");
+  await idle();
+  await chooseExample("red_harvest");
+  const seed = BigInt(await page.$eval("#level-seed", (el) => el.value));
+  await page.click("#level-simulate");
+  await page.waitForFunction(() => document.getElementById("board").dataset.busy === "false", { timeout: SIMULATE_MS });
+  assert.equal(await page.$eval("#message", (el) => el.textContent), "");
+  const shown = await page.$eval("#pass-rate", (el) => ({ text: el.textContent, ...el.dataset }));
+  assert.match(shown.text, /^pass rate \d+\.\d% \(95% interval \d+\.\d% to \d+\.\d%\), (\d+\.\d\d attempts per success|no game won)$/, shown.text);
+  const { level: sim } = await swapApi.simulate({
+    level: await exampleLevel("red_harvest"),
+    games: 200,
+    seed,
+    levelPolicy: LevelPolicy.GREEDY,
+  });
+  assert.equal(sim.games, 200);
+  assert.equal(Number(shown.passRate), sim.passRate, "Simulate's pass rate");
+  assert.equal(Number(shown.low), sim.passRateLow);
+  assert.equal(Number(shown.high), sim.passRateHigh);
+  assert.ok(sim.passRateLow <= sim.passRate && sim.passRate <= sim.passRateHigh);
+  const pct = (x) => `${(x * 100).toFixed(1)}%`;
+  assert.ok(shown.text.includes(`${pct(sim.passRate)} (95% interval ${pct(sim.passRateLow)} to ${pct(sim.passRateHigh)})`), shown.text);
+  if (sim.wins > 0) assert.ok(shown.text.endsWith(`${sim.attemptsPerSuccess.toFixed(2)} attempts per success`), shown.text);
+});
+
+test("level mode: a pasted bad level shows a clear error naming the field, row and column", async () => {
+  await page.select("#family", "level");
+  await idle();
+  const paste = async (level) => {
+    await setInput("#level-text", JSON.stringify(level));
+    await page.click("#level-start");
+    await idle();
+    return page.$eval("#message", (el) => el.textContent);
+  };
+  const goals = [{ kind: "SCORE", target: 100 }];
+  let message = await paste({ colors: 5, move_limit: 10, board: ["...", "..Z"], goals });
+  assert.ok(message.startsWith("level: board: row 1, col 2: unknown character 'Z'"), message);
+  assert.equal(await page.$$eval("#board .cell", (cells) => cells.length), 0, "no board is left drawn");
+  assert.equal(await page.$eval("#level-status", (el) => el.textContent), "-");
+  message = await paste({ colours: 5, move_limit: 10, board: ["..."], goals });
+  assert.ok(message.startsWith("level: unknown field `colours`"), message);
+  message = await paste({ colors: 5, move_limit: 10, board: ["..."], goals: [{ kind: "COLLECT", color: "I", target: 3 }] });
+  assert.ok(message.startsWith("level: goals[0]: color: must be one of the level's colours RGBYP"), message);
+  message = await paste({ colors: 5, move_limit: 10, board: ["RG.", "GBR", "BRG"], goals });
+  assert.ok(message.startsWith("level: board: row 0, col 2: empty ('.') on a start board"), message);
+  // What only the server knows: a start board that is not stable.
+  message = await paste({ colors: 5, move_limit: 10, board: ["RRR", "GBR", "BRG"], goals });
+  assert.match(message, /^FailedPrecondition: /, message);
+  // A good pasted level (a start board with a lock and jelly) plays.
+  message = await paste({ name: "tiny", colors: 4, move_limit: 3, board: ["RGBY", "GBY~R'", "RGBY", "GBYR"], goals });
+  assert.equal(message, "");
+  assert.equal(await page.$eval("#level-name", (el) => el.textContent), "tiny");
+  assert.equal(await page.$eval("#cell-1-2", (el) => el.dataset.lock), "true");
+  assert.equal(await page.$eval("#cell-1-3", (el) => el.dataset.jelly), "1");
+});
+
+/** Runs the CLI; resolves with its exit code, stdout and stderr. */
+function cli(args) {
+  return new Promise((resolve) => {
+    execFile(BIN, args, { timeout: STEP_MS }, (error, stdout, stderr) => {
+      resolve({ code: error ? (error.code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+test("the page's level reader reads level files as the CLI does (same start boards, same messages)", async () => {
+  const { parseLevel } = await reader();
+  const dir = mkdtempSync(join(tmpdir(), "levels-"));
+  const goals = [{ kind: "SCORE", target: 100 }];
+  const good = {
+    ...Object.fromEntries(
+      ["cherry_drop", "ice_wall", "jelly_rows", "red_harvest", "score_rush"].map((name) => [
+        name,
+        JSON.parse(readFileSync(new URL(`${name}.json`, LEVELS), "utf8")),
+      ]),
+    ),
+    start_with_layers: { colors: 4, move_limit: 3, board: ["RGBY", "G@Y~R'", "RGX2Y", "GBYR_"], goals },
+    plain_start: { colors: 4, move_limit: 3, board: ["rgby", "gbyr", "1234"], goals },
+    specials_start: { colors: 4, move_limit: 3, board: ["R-GB#", "G*BY", "BYR+G"], goals },
+    plain_layout: { colors: 4, move_limit: 3, board: ["...", "0.."], goals },
+    layout_exits: { colors: 4, move_limit: 3, board: ["x3....\"", ".~...._", ".....", "#@..._"], goals: [{ kind: "bring_down", target: 1 }] },
+  };
+  try {
+    for (const [name, level] of Object.entries(good)) {
+      const path = join(dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify(level));
+      const run = await cli(["level", "--json", "generate", "--server", origin, "--seed", "3", path]);
+      assert.equal(run.code, 0, `${name}: ${run.stderr}`);
+      const expected = JSON.parse(run.stdout).state.board;
+      const file = parseLevel(JSON.stringify(level), name);
+      const wire = { board: file.board, colors: file.colors, moveLimit: file.moveLimit, goals: file.goals };
+      const { state } = await swapApi.startLevel({ level: wire, seed: 3n });
+      const b = state.board;
+      assert.deepEqual(
+        { width: b.width, height: b.height, cells: b.cells, holes: b.holes, kinds: b.kinds.map(Number), jelly: b.jelly, blockers: b.blockers, locks: b.locks, exits: b.exits },
+        { ...expected, holes: expected.holes ?? [], kinds: expected.kinds ?? [], jelly: expected.jelly ?? [], blockers: expected.blockers ?? [], locks: expected.locks ?? [], exits: expected.exits ?? [] },
+        `${name}: the same start as \`matchgrid level generate\``,
+      );
+    }
+    const bad = {
+      unknown_cell: { colors: 5, move_limit: 10, board: ["...", "..Z"], goals },
+      ragged: { colors: 5, move_limit: 10, board: ["...", "...."], goals },
+      blocker_hp: { colors: 5, move_limit: 10, board: ["...", "X9.."], goals },
+      mark_twice: { colors: 5, move_limit: 10, board: ["R~~GB"], goals },
+      empty_on_start: { colors: 5, move_limit: 10, board: ["RG.", "GBR", "BRG"], goals },
+      colors: { colors: 17, move_limit: 10, board: ["..."], goals },
+      move_limit: { colors: 5, move_limit: 0, board: ["..."], goals },
+      no_goals: { colors: 5, move_limit: 10, board: ["..."], goals: [] },
+      goal_kind: { colors: 5, move_limit: 10, board: ["..."], goals: [{ kind: "WIN" }] },
+      goal_target: { colors: 5, move_limit: 10, board: ["..."], goals: [{ kind: "SCORE" }] },
+      goal_zero: { colors: 5, move_limit: 10, board: ["..."], goals: [{ kind: "SCORE", target: 0 }] },
+      goal_extra_target: { colors: 5, move_limit: 10, board: ["..."], goals: [{ kind: "CLEAR_JELLY", target: 3 }] },
+      goal_color: { colors: 5, move_limit: 10, board: ["..."], goals: [{ kind: "COLLECT", color: "I", target: 3 }] },
+      goal_no_color: { colors: 5, move_limit: 10, board: ["..."], goals: [{ kind: "COLLECT", target: 3 }] },
+      goal_extra_color: { colors: 5, move_limit: 10, board: ["..."], goals: [{ kind: "SCORE", target: 3, color: 1 }] },
+      // serde's messages end with where in the text: the page's stop before that.
+      unknown_field: { colours: 5, move_limit: 10, board: ["..."], goals },
+      goal_unknown_field: { colors: 17, move_limit: 10, board: ["..."], goals: [{ kind: "SCORE", target: 3, colour: 1 }] },
+      missing_field: { colors: 5, board: ["..."], goals },
+    };
+    for (const [name, level] of Object.entries(bad)) {
+      const path = join(dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify(level));
+      const run = await cli(["level", "generate", "--server", origin, path]);
+      assert.notEqual(run.code, 0, `${name}: the CLI refuses it`);
+      let message = "";
+      try {
+        parseLevel(JSON.stringify(level), name);
+      } catch (error) {
+        message = error.message;
+      }
+      assert.ok(message !== "", `${name}: the page's reader refuses it`);
+      const stderr = run.stderr.trim();
+      if (/field/.test(name)) assert.ok(stderr.startsWith(`matchgrid: ${path}: ${message} at line 1 column `), `${name}: ${stderr} / ${message}`);
+      else assert.equal(stderr, `matchgrid: ${path}: ${message}`, `${name}: the CLI's message`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the cascade animation moves each piece from where it was: falls chained across settling rounds, diagonal slides included", async () => {
+  const { fallOrigins } = await pageModule("falls");
+  let [checked, slides] = [0, 0];
+  for (const name of ["ice_wall", "cherry_drop"]) {
+    const level = await exampleLevel(name);
+    for (const seed of [1n, 2n, 3n]) {
+      let { state } = await swapApi.startLevel({ level, seed });
+      for (let m = 0; m < 8 && state.status === LevelStatus.PLAYING; m++) {
+        const { validSwaps } = await swapApi.checkDeadState({ board: state.board });
+        const swap = validSwaps[(m * 7) % validSwaps.length];
+        const played = await swapApi.playMove({ level, state, swap, seed: seed * 100n + BigInt(m), includeStepBoards: true });
+        const w = state.board.width;
+        // The board each step starts from: the swapped board, then each step's board.
+        let before = { cells: [...state.board.cells], kinds: state.board.kinds.map(Number) };
+        const [ia, ib] = [swap.a.row * w + swap.a.col, swap.b.row * w + swap.b.col];
+        [before.cells[ia], before.cells[ib]] = [before.cells[ib], before.cells[ia]];
+        [before.kinds[ia], before.kinds[ib]] = [before.kinds[ib], before.kinds[ia]];
+        for (const step of played.steps) {
+          slides += step.falls.filter((fall) => fall.from.col !== fall.to.col).length;
+          const fresh = new Set([...step.spawns, ...step.created].map((s) => `${s.position.row},${s.position.col}`));
+          for (const [to, [row, col]] of fallOrigins(step, w)) {
+            if (fresh.has(`${row},${col}`)) continue; // a piece spawned or created in this step
+            const [r, c] = to.split(",").map(Number);
+            const [o, d] = [row * w + col, r * w + c];
+            assert.deepEqual(
+              [step.board.cells[d], Number(step.board.kinds[d])],
+              [before.cells[o], before.kinds[o]],
+              `${name} seed ${seed} move ${m} step ${step.index}: the piece at (${r},${c}) came from (${row},${col})`,
+            );
+            checked++;
+          }
+          before = { cells: [...step.board.cells], kinds: step.board.kinds.map(Number) };
+        }
+        state = played.state;
+      }
+    }
+  }
+  assert.ok(checked > 100 && slides > 0, `${checked} paths checked, ${slides} slides`);
 });

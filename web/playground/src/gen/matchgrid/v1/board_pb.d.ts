@@ -74,6 +74,49 @@ export declare type Board = Message<"matchgrid.v1.Board"> & {
    * @generated from field: repeated matchgrid.v1.PieceKind kinds = 5;
    */
   kinds: PieceKind[];
+
+  /**
+   * Optional level layers (swap family only; docs/rules.md section 8). Each is empty or exactly
+   * `width * height` values, row-major like `cells`; a wrong count is INVALID_ARGUMENT naming
+   * the list (`board.jelly`, ...), a bad value INVALID_ARGUMENT naming the cell
+   * (`board.jelly[i]`, ...). A board with any of these lists, or with a PIECE_KIND_INGREDIENT,
+   * has *level layers*: every board the swap family sends back for it carries `holes`, `kinds`,
+   * `jelly`, `blockers`, `locks` and `exits` in full. No layer may stand on a hole.
+   *
+   * Jelly layers under each cell, 0..=2 (a cell's jelly loses one layer each step the cell is
+   * hit).
+   *
+   * @generated from field: repeated uint32 jelly = 6;
+   */
+  jelly: number[];
+
+  /**
+   * Blocker hit points, 0..=5 (0: no blocker). A blocker fills its cell instead of a tile
+   * (`cells` value 0, kind NORMAL, else INVALID_ARGUMENT naming `board.blockers[i]`), never
+   * matches, never moves, cannot be swapped, loses one hit point each step it is hit and
+   * becomes an empty slot at 0.
+   *
+   * @generated from field: repeated uint32 blockers = 7;
+   */
+  blockers: number[];
+
+  /**
+   * Locked tiles: the tile keeps its colour and kind and matches, but cannot be swapped and
+   * never moves; the first hit removes the lock instead of clearing the tile. A lock needs a
+   * coloured tile (not an empty cell, a blocker, a colour bomb or an ingredient), else
+   * INVALID_ARGUMENT naming `board.locks[i]`.
+   *
+   * @generated from field: repeated bool locks = 8;
+   */
+  locks: boolean[];
+
+  /**
+   * Exits: the cells where ingredients leave the board. Empty means the default exits: in each
+   * column that has a non-hole cell, its lowest one. Responses send the exits in force in full.
+   *
+   * @generated from field: repeated bool exits = 9;
+   */
+  exits: boolean[];
 };
 
 /**
@@ -117,6 +160,48 @@ export declare type Special = Message<"matchgrid.v1.Special"> & {
  * Use `create(SpecialSchema)` to create a new message.
  */
 export declare const SpecialSchema: GenMessage<Special>;
+
+/**
+ * A hit on a cell that carries a level layer (docs/rules.md section 8), after the hit.
+ *
+ * @generated from message matchgrid.v1.Hit
+ */
+export declare type Hit = Message<"matchgrid.v1.Hit"> & {
+  /**
+   * The cell.
+   *
+   * @generated from field: matchgrid.v1.Position position = 1;
+   */
+  position?: Position | undefined;
+
+  /**
+   * Jelly layers left under it, 0..=2.
+   *
+   * @generated from field: uint32 jelly_left = 2;
+   */
+  jellyLeft: number;
+
+  /**
+   * The blocker's hit points left, 0..=5: 0 when this hit destroyed it, and where there was no
+   * blocker.
+   *
+   * @generated from field: uint32 blocker_left = 3;
+   */
+  blockerLeft: number;
+
+  /**
+   * True when the hit removed the cell's lock (the tile stays, not cleared).
+   *
+   * @generated from field: bool lock_removed = 4;
+   */
+  lockRemoved: boolean;
+};
+
+/**
+ * Describes the message matchgrid.v1.Hit.
+ * Use `create(HitSchema)` to create a new message.
+ */
+export declare const HitSchema: GenMessage<Hit>;
 
 /**
  * A cell address on a board, zero-based. Valid when `row < height` and `col < width`.
@@ -223,6 +308,15 @@ export enum PieceKind {
    * @generated from enum value: PIECE_KIND_COLOR_BOMB = 5;
    */
   COLOR_BOMB = 5,
+
+  /**
+   * Ingredient (docs/rules.md section 8; its `cells` value is 0): no colour, never matches, is
+   * never cleared, falls like a tile, may be swapped (valid only when the other tile makes a
+   * run where it lands), and is collected when it stands on an exit. Not a special.
+   *
+   * @generated from enum value: PIECE_KIND_INGREDIENT = 6;
+   */
+  INGREDIENT = 6,
 }
 
 /**

@@ -14,7 +14,7 @@ import { enumDesc, fileDesc, messageDesc, tsEnum } from "@bufbuild/protobuf/code
  * Describes the file matchgrid/v1/board.proto.
  */
 export const file_matchgrid_v1_board = /*@__PURE__*/
-  fileDesc("ChhtYXRjaGdyaWQvdjEvYm9hcmQucHJvdG8SDG1hdGNoZ3JpZC52MSJsCgVCb2FyZBINCgV3aWR0aBgBIAEoDRIOCgZoZWlnaHQYAiABKA0SDQoFY2VsbHMYAyADKA0SDQoFaG9sZXMYBCADKAgSJgoFa2luZHMYBSADKA4yFy5tYXRjaGdyaWQudjEuUGllY2VLaW5kImkKB1NwZWNpYWwSKAoIcG9zaXRpb24YASABKAsyFi5tYXRjaGdyaWQudjEuUG9zaXRpb24SJQoEa2luZBgCIAEoDjIXLm1hdGNoZ3JpZC52MS5QaWVjZUtpbmQSDQoFY29sb3IYAyABKA0iJAoIUG9zaXRpb24SCwoDcm93GAEgASgNEgsKA2NvbBgCIAEoDSJQCgRGYWxsEiQKBGZyb20YASABKAsyFi5tYXRjaGdyaWQudjEuUG9zaXRpb24SIgoCdG8YAiABKAsyFi5tYXRjaGdyaWQudjEuUG9zaXRpb24qpQEKCVBpZWNlS2luZBIaChZQSUVDRV9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRUElFQ0VfS0lORF9OT1JNQUwQARIYChRQSUVDRV9LSU5EX1NUUklQRURfSBACEhgKFFBJRUNFX0tJTkRfU1RSSVBFRF9WEAMSFgoSUElFQ0VfS0lORF9XUkFQUEVEEAQSGQoVUElFQ0VfS0lORF9DT0xPUl9CT01CEAViBnByb3RvMw");
+  fileDesc("ChhtYXRjaGdyaWQvdjEvYm9hcmQucHJvdG8SDG1hdGNoZ3JpZC52MSKrAQoFQm9hcmQSDQoFd2lkdGgYASABKA0SDgoGaGVpZ2h0GAIgASgNEg0KBWNlbGxzGAMgAygNEg0KBWhvbGVzGAQgAygIEiYKBWtpbmRzGAUgAygOMhcubWF0Y2hncmlkLnYxLlBpZWNlS2luZBINCgVqZWxseRgGIAMoDRIQCghibG9ja2VycxgHIAMoDRINCgVsb2NrcxgIIAMoCBINCgVleGl0cxgJIAMoCCJpCgdTcGVjaWFsEigKCHBvc2l0aW9uGAEgASgLMhYubWF0Y2hncmlkLnYxLlBvc2l0aW9uEiUKBGtpbmQYAiABKA4yFy5tYXRjaGdyaWQudjEuUGllY2VLaW5kEg0KBWNvbG9yGAMgASgNIm8KA0hpdBIoCghwb3NpdGlvbhgBIAEoCzIWLm1hdGNoZ3JpZC52MS5Qb3NpdGlvbhISCgpqZWxseV9sZWZ0GAIgASgNEhQKDGJsb2NrZXJfbGVmdBgDIAEoDRIUCgxsb2NrX3JlbW92ZWQYBCABKAgiJAoIUG9zaXRpb24SCwoDcm93GAEgASgNEgsKA2NvbBgCIAEoDSJQCgRGYWxsEiQKBGZyb20YASABKAsyFi5tYXRjaGdyaWQudjEuUG9zaXRpb24SIgoCdG8YAiABKAsyFi5tYXRjaGdyaWQudjEuUG9zaXRpb24qwAEKCVBpZWNlS2luZBIaChZQSUVDRV9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRUElFQ0VfS0lORF9OT1JNQUwQARIYChRQSUVDRV9LSU5EX1NUUklQRURfSBACEhgKFFBJRUNFX0tJTkRfU1RSSVBFRF9WEAMSFgoSUElFQ0VfS0lORF9XUkFQUEVEEAQSGQoVUElFQ0VfS0lORF9DT0xPUl9CT01CEAUSGQoVUElFQ0VfS0lORF9JTkdSRURJRU5UEAZiBnByb3RvMw");
 
 /**
  * Describes the message matchgrid.v1.Board.
@@ -31,18 +31,25 @@ export const SpecialSchema = /*@__PURE__*/
   messageDesc(file_matchgrid_v1_board, 1);
 
 /**
+ * Describes the message matchgrid.v1.Hit.
+ * Use `create(HitSchema)` to create a new message.
+ */
+export const HitSchema = /*@__PURE__*/
+  messageDesc(file_matchgrid_v1_board, 2);
+
+/**
  * Describes the message matchgrid.v1.Position.
  * Use `create(PositionSchema)` to create a new message.
  */
 export const PositionSchema = /*@__PURE__*/
-  messageDesc(file_matchgrid_v1_board, 2);
+  messageDesc(file_matchgrid_v1_board, 3);
 
 /**
  * Describes the message matchgrid.v1.Fall.
  * Use `create(FallSchema)` to create a new message.
  */
 export const FallSchema = /*@__PURE__*/
-  messageDesc(file_matchgrid_v1_board, 3);
+  messageDesc(file_matchgrid_v1_board, 4);
 
 /**
  * Describes the enum matchgrid.v1.PieceKind.

@@ -25,7 +25,8 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { Board, Fall, Position, Special } from "./board_pb.js";
+import type { Board, Fall, Hit, Position, Special } from "./board_pb.js";
+import type { Level, LevelPolicy, LevelReplay, LevelSimulation, LevelState } from "./level_pb.js";
 
 /**
  * Describes the file matchgrid/v1/swap.proto.
@@ -171,6 +172,22 @@ export declare type SwapGenerateBoardRequest = Message<"matchgrid.v1.SwapGenerat
    * @generated from field: repeated bool holes = 6;
    */
   holes: boolean[];
+
+  /**
+   * Optional layout (docs/rules.md section 8): a board whose every `cells` value is 0, with
+   * the holes, kinds (ingredients), jelly, blockers, locks and exits of a level. When set,
+   * `width`, `height` and `holes` must be unset (INVALID_ARGUMENT naming `layout`): every cell
+   * but holes, blockers and ingredients gets a colour, row-major, drawn among those completing
+   * no run (locked cells included), so that the board is stable with at least `min_moves`
+   * valid swaps (a swap touching a fixed cell is not valid); up to 256 fresh fills, then
+   * INVALID_ARGUMENT naming `layout`. `colors` is 2..=16 as without a layout (INVALID_ARGUMENT
+   * naming `colors`); a layout with a non-zero cell, or without its `width * height` cells, is
+   * INVALID_ARGUMENT naming `layout`; errors of its lists are named as for any board
+   * (`board.jelly[i]`, ...). The answer is a board with every layer list in full.
+   *
+   * @generated from field: matchgrid.v1.Board layout = 7;
+   */
+  layout?: Board | undefined;
 };
 
 /**
@@ -422,6 +439,26 @@ export declare type CascadeStep = Message<"matchgrid.v1.CascadeStep"> & {
    * @generated from field: repeated matchgrid.v1.Position effect_cleared = 9;
    */
   effectCleared: Position[];
+
+  /**
+   * Boards with level layers (docs/rules.md section 8): the hit cells that carry a layer
+   * (jelly before the hit, a blocker or a lock), row-major. A cell is hit at most once a step.
+   * Cleared tiles without a layer are reported in `groups` and `effect_cleared` only. On such
+   * boards `falls` are in time order (each settling round's straight falls by `from`, then its
+   * diagonal slide; then those of re-settling after ingredients leave) and `spawns` in draw
+   * order. Always empty on other boards.
+   *
+   * @generated from field: repeated matchgrid.v1.Hit hits = 10;
+   */
+  hits: Hit[];
+
+  /**
+   * Boards with level layers: the ingredients collected at exits in this step, in time order,
+   * row-major within one pass. Always empty on other boards.
+   *
+   * @generated from field: repeated matchgrid.v1.Position collected = 11;
+   */
+  collected: Position[];
 };
 
 /**
@@ -647,6 +684,30 @@ export declare type SwapReplayGameRequest = Message<"matchgrid.v1.SwapReplayGame
    * @generated from field: repeated matchgrid.v1.SwapMove moves = 3;
    */
   moves: SwapMove[];
+
+  /**
+   * A level (docs/rules.md section 8) whose game is replayed, instead of `start`: the game
+   * starts from StartLevel's state for `level` and `level_seed`, and each move is PlayMove's,
+   * with the move's `swap` and `seed` (its other options are the level's: RANDOM refill from
+   * the level's colours, automatic shuffle, at most 1000 steps). A move after the game is
+   * decided is refused as PlayMove refuses it (reason LEVEL_OVER). A move without a `swap` is
+   * refused too (in `rejected`: code INVALID_ARGUMENT, reason INVALID_ARGUMENT, a message
+   * starting `moves[i].swap`). Each applied move is reported with PlayMove's score, step count
+   * and `shuffled`, `dead` when the move left the game LOST_DEAD, `stable` true and the valid
+   * swaps of its board; `start_board` is the generated start when the level's board is a
+   * layout (absent for a board start). Errors of the level or its start fail the call as
+   * StartLevel's do. Setting both `start` and `level` is INVALID_ARGUMENT naming `level`.
+   *
+   * @generated from field: matchgrid.v1.Level level = 4;
+   */
+  level?: Level | undefined;
+
+  /**
+   * Seed of the start's generation when the level's board is a layout.
+   *
+   * @generated from field: uint64 level_seed = 5;
+   */
+  levelSeed: bigint;
 };
 
 /**
@@ -885,6 +946,13 @@ export declare type SwapReplayGameResponse = Message<"matchgrid.v1.SwapReplayGam
    * @generated from field: matchgrid.v1.Board start_board = 6;
    */
   startBoard?: Board | undefined;
+
+  /**
+   * With `level`: how the game stands after the applied moves.
+   *
+   * @generated from field: matchgrid.v1.LevelReplay level = 7;
+   */
+  level?: LevelReplay | undefined;
 };
 
 /**
@@ -1130,6 +1198,50 @@ export declare type SwapSimulateRequest = Message<"matchgrid.v1.SwapSimulateRequ
    * @generated from field: uint32 max_steps = 8;
    */
   maxSteps: number;
+
+  /**
+   * A level (docs/rules.md section 8) to simulate instead of `start`: each game starts from
+   * StartLevel's state for the level and a seed drawn from `seed`'s RNG, and is played to its
+   * end (won or lost) by `level_policy`; `moves`, `policy`, `colors` and `max_steps` must be
+   * unset (the level's move limit, colours and 1000-step cascade limit apply; INVALID_ARGUMENT
+   * naming the field set), and `games * move_limit` is at most 100000 (INVALID_ARGUMENT
+   * naming `games`). Setting both `start` and `level` is INVALID_ARGUMENT naming `level`.
+   * Checked in this order: `level` against `start`, `moves`, `policy`, `colors`, `max_steps`,
+   * `games`, the level, `games * move_limit`, then `level_policy` and the search fields. The
+   * answer is in `level`; a simulation past its deadline is DEADLINE_EXCEEDED, as without one.
+   *
+   * @generated from field: matchgrid.v1.Level level = 9;
+   */
+  level?: Level | undefined;
+
+  /**
+   * The policy of a level's games; default GREEDY. The `search_*` fields are read (and
+   * checked) only for SEARCH.
+   *
+   * @generated from field: matchgrid.v1.LevelPolicy level_policy = 10;
+   */
+  levelPolicy: LevelPolicy;
+
+  /**
+   * SEARCH: swaps searched per move, 1..=16; 0 means 4.
+   *
+   * @generated from field: uint32 search_candidates = 11;
+   */
+  searchCandidates: number;
+
+  /**
+   * SEARCH: rollouts per searched swap, 1..=64; 0 means 8.
+   *
+   * @generated from field: uint32 search_rollouts = 12;
+   */
+  searchRollouts: number;
+
+  /**
+   * SEARCH: greedy moves after the swap in each rollout, 0..=30; unset means 3.
+   *
+   * @generated from field: optional uint32 search_depth = 13;
+   */
+  searchDepth?: number | undefined;
 };
 
 /**
@@ -1240,6 +1352,13 @@ export declare type SwapSimulateResponse = Message<"matchgrid.v1.SwapSimulateRes
    * @generated from field: matchgrid.v1.Board start_board = 13;
    */
   startBoard?: Board | undefined;
+
+  /**
+   * With `level`: the level's difficulty, and every other field of this message unset.
+   *
+   * @generated from field: matchgrid.v1.LevelSimulation level = 14;
+   */
+  level?: LevelSimulation | undefined;
 };
 
 /**
@@ -1247,6 +1366,145 @@ export declare type SwapSimulateResponse = Message<"matchgrid.v1.SwapSimulateRes
  * Use `create(SwapSimulateResponseSchema)` to create a new message.
  */
 export declare const SwapSimulateResponseSchema: GenMessage<SwapSimulateResponse>;
+
+/**
+ * @generated from message matchgrid.v1.StartLevelRequest
+ */
+export declare type StartLevelRequest = Message<"matchgrid.v1.StartLevelRequest"> & {
+  /**
+   * The level. Required.
+   *
+   * @generated from field: matchgrid.v1.Level level = 1;
+   */
+  level?: Level | undefined;
+
+  /**
+   * Seed of the start board's generation when the level's board is a layout.
+   *
+   * @generated from field: uint64 seed = 2;
+   */
+  seed: bigint;
+};
+
+/**
+ * Describes the message matchgrid.v1.StartLevelRequest.
+ * Use `create(StartLevelRequestSchema)` to create a new message.
+ */
+export declare const StartLevelRequestSchema: GenMessage<StartLevelRequest>;
+
+/**
+ * @generated from message matchgrid.v1.StartLevelResponse
+ */
+export declare type StartLevelResponse = Message<"matchgrid.v1.StartLevelResponse"> & {
+  /**
+   * The first state: the level's board (or one generated on its layout), every move left, no
+   * score, no count, and its status (LOST_DEAD when the board has no valid swap).
+   *
+   * @generated from field: matchgrid.v1.LevelState state = 1;
+   */
+  state?: LevelState | undefined;
+};
+
+/**
+ * Describes the message matchgrid.v1.StartLevelResponse.
+ * Use `create(StartLevelResponseSchema)` to create a new message.
+ */
+export declare const StartLevelResponseSchema: GenMessage<StartLevelResponse>;
+
+/**
+ * @generated from message matchgrid.v1.PlayMoveRequest
+ */
+export declare type PlayMoveRequest = Message<"matchgrid.v1.PlayMoveRequest"> & {
+  /**
+   * The level. Required.
+   *
+   * @generated from field: matchgrid.v1.Level level = 1;
+   */
+  level?: Level | undefined;
+
+  /**
+   * The state to play from, as the last response sent it. Required (INVALID_ARGUMENT naming
+   * `state`).
+   *
+   * @generated from field: matchgrid.v1.LevelState state = 2;
+   */
+  state?: LevelState | undefined;
+
+  /**
+   * The swap. Required (INVALID_ARGUMENT naming `swap`). Checked in this order: a position off
+   * the board INVALID_ARGUMENT naming `swap.a` or `swap.b`; a state that does not fit the level
+   * (INVALID_ARGUMENT naming `state.moves_left` or `state.progress`); a state that is not
+   * PLAYING FAILED_PRECONDITION (reason LEVEL_OVER); an unstable board FAILED_PRECONDITION
+   * (reason UNSTABLE_BOARD: a state already WON or out of moves is LEVEL_OVER, any other state
+   * with an unstable board is UNSTABLE_BOARD, not LEVEL_OVER for LOST_DEAD); then the swap's
+   * verdict (FAILED_PRECONDITION, reason ILLEGAL_SWAP, as ResolveCascade). `level`, `state`
+   * and `swap` are required in that order.
+   *
+   * @generated from field: matchgrid.v1.Swap swap = 3;
+   */
+  swap?: Swap | undefined;
+
+  /**
+   * Seed of the move's RNG stream (refill and automatic shuffle), as ResolveCascade's.
+   *
+   * @generated from field: uint64 seed = 4;
+   */
+  seed: bigint;
+
+  /**
+   * Include each step's board, as ResolveCascade's.
+   *
+   * @generated from field: bool include_step_boards = 5;
+   */
+  includeStepBoards: boolean;
+};
+
+/**
+ * Describes the message matchgrid.v1.PlayMoveRequest.
+ * Use `create(PlayMoveRequestSchema)` to create a new message.
+ */
+export declare const PlayMoveRequestSchema: GenMessage<PlayMoveRequest>;
+
+/**
+ * @generated from message matchgrid.v1.PlayMoveResponse
+ */
+export declare type PlayMoveResponse = Message<"matchgrid.v1.PlayMoveResponse"> & {
+  /**
+   * The cascade's steps, as ResolveCascade reports them (with `hits` and `collected`). The
+   * move is resolved as ResolveCascade does with RANDOM refill from the level's colours, the
+   * automatic shuffle on, at most 1000 steps.
+   *
+   * @generated from field: repeated matchgrid.v1.CascadeStep steps = 1;
+   */
+  steps: CascadeStep[];
+
+  /**
+   * The state after the move, with its status.
+   *
+   * @generated from field: matchgrid.v1.LevelState state = 2;
+   */
+  state?: LevelState | undefined;
+
+  /**
+   * True when the cascade left a dead board that was shuffled (part of the move).
+   *
+   * @generated from field: bool shuffled = 3;
+   */
+  shuffled: boolean;
+
+  /**
+   * When `shuffled`: the dead board before the shuffle.
+   *
+   * @generated from field: matchgrid.v1.Board board_before_shuffle = 4;
+   */
+  boardBeforeShuffle?: Board | undefined;
+};
+
+/**
+ * Describes the message matchgrid.v1.PlayMoveResponse.
+ * Use `create(PlayMoveResponseSchema)` to create a new message.
+ */
+export declare const PlayMoveResponseSchema: GenMessage<PlayMoveResponse>;
 
 /**
  * How empty cells are filled after gravity.
@@ -1338,6 +1596,14 @@ export enum SwapVerdict {
    * @generated from enum value: SWAP_VERDICT_HOLE = 6;
    */
   HOLE = 6,
+
+  /**
+   * `a` or `b` is fixed: it holds a blocker or a locked tile (boards with level layers;
+   * docs/rules.md section 8). Checked right after HOLE, before NOT_ADJACENT.
+   *
+   * @generated from enum value: SWAP_VERDICT_BLOCKED = 7;
+   */
+  BLOCKED = 7,
 }
 
 /**
@@ -1540,6 +1806,27 @@ export declare const SwapPuzzle: GenService<{
     methodKind: "unary";
     input: typeof SwapSimulateRequestSchema;
     output: typeof SwapSimulateResponseSchema;
+  },
+  /**
+   * The first state of a game of a level (docs/rules.md section 8).
+   *
+   * @generated from rpc matchgrid.v1.SwapPuzzle.StartLevel
+   */
+  startLevel: {
+    methodKind: "unary";
+    input: typeof StartLevelRequestSchema;
+    output: typeof StartLevelResponseSchema;
+  },
+  /**
+   * Plays one move of a level on the state the client sends back, and answers the steps, the
+   * next state and its status (docs/rules.md section 8).
+   *
+   * @generated from rpc matchgrid.v1.SwapPuzzle.PlayMove
+   */
+  playMove: {
+    methodKind: "unary";
+    input: typeof PlayMoveRequestSchema;
+    output: typeof PlayMoveResponseSchema;
   },
 }>;
 
