@@ -24,11 +24,28 @@ pub const EMPTY: u8 = 0;
 pub const COLOR_LETTERS: &[u8; 16] = b"RGBYPOCWKMADEFHI";
 
 /// A well-formed board: sides in `1..=64`, `width * height` cells, each empty or `1..=16`.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 pub struct Board {
     width: u8,
     height: u8,
     cells: Vec<u8>,
+}
+
+impl Clone for Board {
+    fn clone(&self) -> Self {
+        Self {
+            width: self.width,
+            height: self.height,
+            cells: self.cells.clone(),
+        }
+    }
+
+    /// Reuses the cells' storage.
+    fn clone_from(&mut self, source: &Self) {
+        self.width = source.width;
+        self.height = source.height;
+        self.cells.clone_from(&source.cells);
+    }
 }
 
 impl Board {

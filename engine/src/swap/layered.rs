@@ -11,13 +11,30 @@ use crate::error::{BoardError, EngineError, LevelError};
 /// A swap-family board with a hole mask and piece kinds, consistent by construction: a hole
 /// holds no tile and has kind NORMAL; a colour bomb's colour is 0; striped and wrapped pieces
 /// have a colour.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 pub struct LevelBoard {
     board: Board,
     /// Shared between copies: a cascade never changes the holes, and each step's board is a
     /// copy.
     holes: Arc<[bool]>,
     kinds: Vec<PieceKind>,
+}
+
+impl Clone for LevelBoard {
+    fn clone(&self) -> Self {
+        Self {
+            board: self.board.clone(),
+            holes: Arc::clone(&self.holes),
+            kinds: self.kinds.clone(),
+        }
+    }
+
+    /// Reuses the storage of the colours and kinds.
+    fn clone_from(&mut self, source: &Self) {
+        self.board.clone_from(&source.board);
+        self.holes = Arc::clone(&source.holes);
+        self.kinds.clone_from(&source.kinds);
+    }
 }
 
 impl LevelBoard {

@@ -37,7 +37,7 @@ impl LevelLayers {
 }
 
 /// A level board with the layers of section 8: every list `width * height` long.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 pub(crate) struct ObstacleBoard {
     level: LevelBoard,
     jelly: Vec<u8>,
@@ -75,6 +75,29 @@ fn layer_list<T: Clone>(
             expected: size,
             actual,
         }),
+    }
+}
+
+impl Clone for ObstacleBoard {
+    fn clone(&self) -> Self {
+        Self {
+            level: self.level.clone(),
+            jelly: self.jelly.clone(),
+            blockers: self.blockers.clone(),
+            locks: self.locks.clone(),
+            exits: Arc::clone(&self.exits),
+            default_exits: self.default_exits,
+        }
+    }
+
+    /// Reuses the storage of every layer.
+    fn clone_from(&mut self, source: &Self) {
+        self.level.clone_from(&source.level);
+        self.jelly.clone_from(&source.jelly);
+        self.blockers.clone_from(&source.blockers);
+        self.locks.clone_from(&source.locks);
+        self.exits = Arc::clone(&source.exits);
+        self.default_exits = source.default_exits;
     }
 }
 

@@ -183,6 +183,18 @@ pub(super) fn packed_valid_swap_count(
     masks: &KindMasks,
     (width, height): (usize, usize),
 ) -> Option<usize> {
+    let (right, down) = packed_level_swap_masks(planes, masks, (width, height))?;
+    Some((right.count_ones() + down.count_ones()) as usize)
+}
+
+/// The masks of [`level_swap_masks`] for the whole board at once, packed as
+/// [`ColorPlanes::packed_swap_masks`] packs them (row `r`, column `c` at bit
+/// `r * (width + 1) + c`); `None` when the board does not fit that packing.
+pub(in crate::swap) fn packed_level_swap_masks(
+    planes: &ColorPlanes,
+    masks: &KindMasks,
+    (width, height): (usize, usize),
+) -> Option<(u128, u128)> {
     let (matching_right, matching_down, colored) = planes.packed_swap_masks()?;
     let stride = width + 1;
     // Specials and bombs are few; the tiles are the coloured cells and the bombs.
@@ -193,5 +205,5 @@ pub(super) fn packed_valid_swap_count(
     let combination_down = bombs | (bombs >> stride) | (specials & (specials >> stride));
     let right = (matching_right | combination_right) & tiles & (tiles >> 1);
     let down = (matching_down | combination_down) & tiles & (tiles >> stride);
-    Some((right.count_ones() + down.count_ones()) as usize)
+    Some((right, down))
 }

@@ -35,7 +35,7 @@ use crate::bitboard::ColorPlanes;
 use crate::error::EngineError;
 use crate::runs::{has_run, matched_positions};
 pub(crate) use bits::KindMasks;
-pub(in crate::swap) use bits::level_swap_masks;
+pub(in crate::swap) use bits::{level_swap_masks, packed_level_swap_masks};
 
 /// A level board with no run and no empty non-hole cell: the only level board the rules judge
 /// swaps on. Like the plain `StablePlain`, it keeps the colour planes its stability

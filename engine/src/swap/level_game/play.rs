@@ -210,12 +210,23 @@ impl Level {
         score: u64,
         tally: &LevelTally,
     ) -> LevelState {
-        let counts = self
-            .goals
+        let counts = self.counts_after(&state.counts, tally);
+        LevelState {
+            board,
+            moves_left: state.moves_left.saturating_sub(1),
+            score: state.score.saturating_add(score),
+            counts,
+        }
+    }
+
+    /// The COLLECT and BRING_DOWN counts (one per goal, as [`LevelState::counts`]) after a
+    /// move that counted `tally`.
+    pub(super) fn counts_after(&self, counts: &[u64], tally: &LevelTally) -> Vec<u64> {
+        self.goals
             .iter()
             .enumerate()
             .map(|(index, goal)| {
-                let before = state.counts.get(index).copied().unwrap_or(0);
+                let before = counts.get(index).copied().unwrap_or(0);
                 // Saturating: the counts and the score come from the client.
                 before.saturating_add(match *goal {
                     Goal::Collect { color, .. } => tally.cleared_by_color[usize::from(color)],
@@ -223,13 +234,7 @@ impl Level {
                     _ => 0,
                 })
             })
-            .collect();
-        LevelState {
-            board,
-            moves_left: state.moves_left.saturating_sub(1),
-            score: state.score.saturating_add(score),
-            counts,
-        }
+            .collect()
     }
 
     /// Checks that `state` belongs to this level: moves left within the limit, one count per

@@ -4,11 +4,11 @@
 
 use rand::Rng;
 
-use super::goals::Goal;
+use super::goals::{Goal, GoalProgress};
 use super::play::{Level, LevelState, play_on};
 use crate::error::{EngineError, LevelStatus};
 use crate::moves::Swap;
-use crate::swap::board::SwapBoard;
+use crate::swap::level_layers::ObstacleBoard;
 use crate::swap::obstacles::{self, LevelTally, StableObstacles, obstacle_valid_swaps};
 use crate::swap::pieces::PieceKind;
 
@@ -48,31 +48,46 @@ pub enum LevelPolicy {
 /// The cascade limit of simulated moves.
 pub(super) const SIMULATED_MAX_STEPS: u32 = 1_000;
 
-/// The sum of the blockers' hit points on `state`'s board.
-fn blocker_points(state: &LevelState) -> u64 {
-    state
-        .board
-        .blockers()
-        .map_or(0, |hp| hp.iter().map(|&p| u64::from(p)).sum())
+/// What the greedy value of an outcome reads of a board and its game.
+struct Standing {
+    score: u64,
+    counts: Vec<u64>,
+    jelly: u64,
+    blocker_points: u64,
+    /// The rows of the ingredients on the board, each counted from 1 at the top.
+    ingredient_depth: u64,
 }
 
-/// The rows of the ingredients on `state`'s board, each counted from 1 at the top.
-fn ingredient_depth(state: &LevelState) -> u64 {
-    let width = state.board.width();
-    state.board.kinds().map_or(0, |kinds| {
-        kinds
+impl Standing {
+    fn of(board: &ObstacleBoard, score: u64, counts: Vec<u64>) -> Self {
+        let width = board.level().width();
+        let ingredient_depth = board
+            .level()
+            .kinds()
             .iter()
             .enumerate()
             .filter(|&(_, &kind)| kind == PieceKind::Ingredient)
             .map(|(i, _)| (i / width + 1) as u64)
-            .sum()
-    })
+            .sum();
+        Self {
+            score,
+            counts,
+            jelly: board.jelly_left(),
+            blocker_points: board.blockers().iter().map(|&p| u64::from(p)).sum(),
+            ingredient_depth,
+        }
+    }
 }
 
-/// The goal value of going from `before` to `after` (see [`LevelPolicy::Greedy`]).
-pub(super) fn goal_value(level: &Level, before: &LevelState, after: &LevelState) -> f64 {
-    let progress = level.progress(before);
-    let height = before.board.height() as f64;
+/// The goal value of going from `before` to `after` (see [`LevelPolicy::Greedy`]) on a board
+/// of `height` rows, `progress` being the goals' progress before.
+fn goal_value(
+    level: &Level,
+    (progress, height): (&[GoalProgress], usize),
+    before: &Standing,
+    after: &Standing,
+) -> f64 {
+    let height = height as f64;
     let share = |gain: f64, left: f64| {
         if left > 0.0 {
             gain.max(0.0) / left
@@ -81,7 +96,7 @@ pub(super) fn goal_value(level: &Level, before: &LevelState, after: &LevelState)
         }
     };
     let mut value = 0.0;
-    for (index, (goal, progress)) in level.goals().iter().zip(&progress).enumerate() {
+    for (index, (goal, progress)) in level.goals().iter().zip(progress).enumerate() {
         if progress.met {
             continue;
         }
@@ -92,12 +107,12 @@ pub(super) fn goal_value(level: &Level, before: &LevelState, after: &LevelState)
                 (target - before.score) as f64,
             ),
             Goal::ClearJelly => share(
-                before.board.jelly_left() as f64 - after.board.jelly_left() as f64,
-                before.board.jelly_left() as f64,
+                before.jelly as f64 - after.jelly as f64,
+                before.jelly as f64,
             ),
             Goal::ClearBlockers => share(
-                blocker_points(before) as f64 - blocker_points(after) as f64,
-                blocker_points(before) as f64,
+                before.blocker_points as f64 - after.blocker_points as f64,
+                before.blocker_points as f64,
             ),
             Goal::Collect { count, .. } => share(
                 (count_after - count_before) as f64,
@@ -106,7 +121,7 @@ pub(super) fn goal_value(level: &Level, before: &LevelState, after: &LevelState)
             Goal::BringDown(count) => {
                 let collected = (count_after - count_before) as f64;
                 // A collected ingredient left the board: its rows count once, as 1.
-                let descent = ingredient_depth(after) as f64 - ingredient_depth(before) as f64
+                let descent = after.ingredient_depth as f64 - before.ingredient_depth as f64
                     + collected * height;
                 share(
                     collected + descent.max(0.0) / height,
@@ -126,18 +141,28 @@ pub(super) fn greedy_ranking(level: &Level, state: &LevelState) -> Result<Vec<Sw
     let board = state.board.clone().into_obstacles();
     // States of simulated games are stable: every move ends on a stable board.
     debug_assert!(obstacles::is_obstacle_stable(&board));
+    let progress = level.progress(state);
+    let before = Standing::of(&board, state.score, state.counts.clone());
     let prepared = obstacles::Prepared::of(&board);
+    let (mut after, mut scratch) = (board.clone(), prepared.clone());
     let mut ranked = Vec::new();
     for (order, (swap, _)) in obstacle_valid_swaps(&board).into_iter().enumerate() {
         let mut tally = LevelTally::default();
-        let (after, score) = obstacles::certain_obstacle_outcome(
+        let score = obstacles::certain_obstacle_outcome(
             (&board, &prepared),
+            (&mut after, &mut scratch),
             swap,
             SIMULATED_MAX_STEPS,
             &mut tally,
         )?;
-        let after = level.advance(state, SwapBoard::obstacles(after), score, &tally);
-        let value = goal_value(level, state, &after);
+        let counts = level.counts_after(&state.counts, &tally);
+        let outcome = Standing::of(&after, state.score.saturating_add(score), counts);
+        let value = goal_value(
+            level,
+            (&progress, board.level().height()),
+            &before,
+            &outcome,
+        );
         ranked.push((value, score, order, swap));
     }
     ranked.sort_by(|x, y| y.0.total_cmp(&x.0).then(y.1.cmp(&x.1)).then(x.2.cmp(&y.2)));

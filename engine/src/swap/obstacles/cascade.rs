@@ -7,7 +7,7 @@ use rand::Rng;
 use super::arrange::shuffle_obstacles;
 use super::gravity::{Masks, Settled, settle, settle_with};
 use super::judge::{
-    count, count_obstacle_swaps, has_obstacle_swap, judge_obstacle_swap, valid_swap_masks_with,
+    count_obstacle_swaps, count_obstacle_swaps_with, has_obstacle_swap, judge_obstacle_swap,
 };
 use crate::bitboard::{BitIter, CellSet, ColorPlanes};
 use crate::board::{EMPTY, Position};
@@ -35,16 +35,12 @@ pub struct LevelTally {
     pub collected: u64,
 }
 
-/// A board with level layers in the middle of a cascade, with its colour planes and kind
-/// masks (rebuilt after each settling: these boards take the cell-by-cell gravity of fixed
-/// cells anyway).
+/// A board with level layers in the middle of a cascade, with its bitboards.
 struct ObstacleCascade<'a> {
     board: &'a mut ObstacleBoard,
-    planes: ColorPlanes,
-    masks: KindMasks,
-    cells: StepCells,
-    /// The row masks gravity works on, kept up to date from step to step.
-    gravity: Box<Masks>,
+    /// The board's colour planes, kind masks and gravity masks, kept up to date from step to
+    /// step, and the step buffers.
+    bits: &'a mut Prepared,
     /// The specials the step being cleared created.
     created: Vec<Special>,
     /// Where the next step's runs can be: every run passes through a cell whose piece changed
@@ -88,6 +84,15 @@ impl Prepared {
         }
     }
 
+    /// Makes these bitboards a copy of `other`'s (of a board of the same size), reusing their
+    /// storage.
+    pub(crate) fn load(&mut self, other: &Self) {
+        self.planes.copy_from(&other.planes);
+        self.masks = other.masks;
+        self.gravity.clone_from(&other.gravity);
+        self.cells.locked = other.cells.locked;
+    }
+
     /// Records that the pieces of cells `a` and `b` of `board` (row-major indices) traded
     /// places; `board` is the board after the exchange.
     fn exchange(&mut self, board: &ObstacleBoard, a: usize, b: usize) {
@@ -114,31 +119,19 @@ impl Prepared {
 }
 
 impl<'a> ObstacleCascade<'a> {
-    fn new(
-        board: &'a mut ObstacleBoard,
-        (trigger, search): (Option<Trigger>, RunSearch),
-        tally: &'a mut LevelTally,
-    ) -> Self {
-        let prepared = Prepared::of(board);
-        Self::with(board, prepared, (trigger, search), tally)
-    }
-
-    /// The cascade of `board`, whose bitboards are `prepared`.
+    /// The cascade of `board`, whose bitboards are `bits`.
     fn with(
         board: &'a mut ObstacleBoard,
-        prepared: Prepared,
+        bits: &'a mut Prepared,
         (trigger, search): (Option<Trigger>, RunSearch),
         tally: &'a mut LevelTally,
     ) -> Self {
-        debug_assert!(prepared.planes.describes(board.level().board()));
-        debug_assert!(prepared.masks == KindMasks::of(board.level(), &prepared.planes));
-        debug_assert!(*prepared.gravity == Masks::of(board));
+        debug_assert!(bits.planes.describes(board.level().board()));
+        debug_assert!(bits.masks == KindMasks::of(board.level(), &bits.planes));
+        debug_assert!(*bits.gravity == Masks::of(board));
         Self {
             board,
-            planes: prepared.planes,
-            masks: prepared.masks,
-            cells: *prepared.cells,
-            gravity: prepared.gravity,
+            bits,
             created: Vec::new(),
             search,
             cleared_search: RunSearch { rows: 0, colors: 0 },
@@ -164,7 +157,7 @@ impl<'a> ObstacleCascade<'a> {
             unlocked,
             struck,
             ..
-        } = &self.cells;
+        } = &*self.bits.cells;
         let full = u64::MAX >> (64 - width);
         let mut hit = CellSet::new();
         for row in 0..height {
@@ -196,7 +189,7 @@ impl<'a> ObstacleCascade<'a> {
                 blockers[index] = blockers[index].saturating_sub(1);
                 let lock_removed = std::mem::replace(&mut locks[index], false);
                 if lock_removed {
-                    self.cells.locked.remove_from_row(row, 1 << col);
+                    self.bits.cells.locked.remove_from_row(row, 1 << col);
                     unlocked_now.insert(row, col as usize);
                 }
                 if had_blocker && blockers[index] == 0 {
@@ -228,8 +221,9 @@ impl<'a> ObstacleCascade<'a> {
         }
         self.cleared_search = search;
         let created = self.created.iter().map(|special| special.position);
-        let cleared = &self.cells.cleared;
-        self.gravity
+        let cleared = &self.bits.cells.cleared;
+        self.bits
+            .gravity
             .after_clearing(cleared, created, (&unlocked_now, &destroyed));
         hits
     }
@@ -242,16 +236,16 @@ impl CascadeBoard for ObstacleCascade<'_> {
         self.step_trigger = self.trigger.take();
         let height = self.board.level().height();
         if self.combination().is_some() {
-            self.cells.in_group.clear_rows(height);
+            self.bits.cells.in_group.clear_rows(height);
             return true;
         }
-        self.cells.in_group = self.search.matched(&self.planes);
+        self.bits.cells.in_group = self.search.matched(&self.bits.planes);
         debug_assert!(
-            self.cells.in_group == self.planes.matched(),
+            self.bits.cells.in_group == self.bits.planes.matched(),
             "a run outside {:?}",
             self.search
         );
-        self.cells.in_group.rows()[..height]
+        self.bits.cells.in_group.rows()[..height]
             .iter()
             .any(|&line| line != 0)
     }
@@ -260,7 +254,7 @@ impl CascadeBoard for ObstacleCascade<'_> {
         if self.combination().is_some() {
             return Vec::new();
         }
-        groups_of(&self.planes, &self.cells.in_group)
+        groups_of(&self.bits.planes, &self.bits.cells.in_group)
     }
 
     fn clear(&mut self, groups: &[Group], specials: bool) -> StepClearing {
@@ -268,15 +262,15 @@ impl CascadeBoard for ObstacleCascade<'_> {
         let colors_before = self.board.level().board().cells().to_vec();
         let mut clearing = clear_step(
             self.board.level_mut(),
-            (&mut self.planes, &mut self.masks),
-            &mut self.cells,
+            (&mut self.bits.planes, &mut self.bits.masks),
+            &mut self.bits.cells,
             groups,
             self.step_trigger,
             combination,
             specials,
         );
         let (width, height) = (self.board.level().width(), self.board.level().height());
-        for (row, &line) in self.cells.cleared.rows()[..height].iter().enumerate() {
+        for (row, &line) in self.bits.cells.cleared.rows()[..height].iter().enumerate() {
             for col in BitIter(line) {
                 let color = colors_before[row * width + col as usize];
                 self.tally.cleared_by_color[usize::from(color)] += u64::from(color != EMPTY);
@@ -299,16 +293,21 @@ impl CascadeBoard for ObstacleCascade<'_> {
             Refill::Random { colors } => Some((colors, rng)),
             Refill::None => None,
         };
-        debug_assert!(*self.gravity == Masks::of(self.board));
-        let bits = Some((&mut self.planes, &mut self.masks));
-        settle_with(self.board, (&mut self.gravity, bits), refill, &mut settled);
+        debug_assert!(*self.bits.gravity == Masks::of(self.board));
+        let bits = Some((&mut self.bits.planes, &mut self.bits.masks));
+        settle_with(
+            self.board,
+            (&mut self.bits.gravity, bits),
+            refill,
+            &mut settled,
+        );
         self.tally.collected += settled.collected.len() as u64;
         self.search = RunSearch {
             rows: self.cleared_search.rows.max(settled.changed_rows),
             colors: self.cleared_search.colors | settled.changed_colors,
         };
-        debug_assert!(self.planes.describes(self.board.level().board()));
-        debug_assert!(self.masks == KindMasks::of(self.board.level(), &self.planes));
+        debug_assert!(self.bits.planes.describes(self.board.level().board()));
+        debug_assert!(self.bits.masks == KindMasks::of(self.board.level(), &self.bits.planes));
         StepSettling {
             falls: settled.falls,
             spawns: settled.spawns,
@@ -350,36 +349,38 @@ pub(crate) fn obstacle_swap<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?
     exchange(board.level_mut(), a, b);
     let trigger = Trigger { a, b, combination };
     let search = RunSearch::after_swap(swap, [board.level().color(a), board.level().color(b)]);
-    let mut cascading = ObstacleCascade::new(&mut board, (Some(trigger), search), tally);
+    let mut bits = Prepared::of(&board);
+    let mut cascading =
+        ObstacleCascade::with(&mut board, &mut bits, (Some(trigger), search), tally);
     let totals = run_cascade::<RECORD, _, R, S>(&mut cascading, 0, options, rng, sink)?;
-    let bits = (cascading.planes, cascading.masks, cascading.gravity);
-    Ok((finish(board, bits, totals, options, rng), totals))
+    Ok((finish(board, &bits, totals, options, rng), totals))
 }
 
 /// The certain outcome of `swap` (valid) on `board` (stable, its bitboards `prepared`): its
-/// cascade under NONE refill,
-/// nothing recorded and the final board not judged (for policies that rank swaps). Returns the
-/// final board and the score; adds what the goals count to `tally`.
+/// cascade under NONE refill, nothing recorded and the final board not judged (for policies
+/// that rank swaps), played on `board` and `bits` (scratch, their storage reused). Leaves the
+/// final board in `board`, returns the score, and adds what the goals count to `tally`.
 ///
 /// # Errors
 /// As [`obstacle_swap`].
 pub(crate) fn certain_obstacle_outcome(
-    (board, prepared): (&ObstacleBoard, &Prepared),
+    (start, prepared): (&ObstacleBoard, &Prepared),
+    (board, bits): (&mut ObstacleBoard, &mut Prepared),
     swap: Swap,
     max_steps: u32,
     tally: &mut LevelTally,
-) -> Result<(ObstacleBoard, u64), EngineError> {
-    let (verdict, combination) = judge_obstacle_swap(board, swap);
+) -> Result<u64, EngineError> {
+    let (verdict, combination) = judge_obstacle_swap(start, swap);
     if let Some(rejection) = verdict.rejection() {
         return Err(EngineError::IllegalSwap(rejection));
     }
-    let mut board = board.clone();
+    board.clone_from(start);
     let width = board.level().width();
     let index = |p: Position| p.row as usize * width + p.col as usize;
     let (a, b) = (index(swap.a), index(swap.b));
     exchange(board.level_mut(), a, b);
-    let mut bits = prepared.clone();
-    bits.exchange(&board, a, b);
+    bits.load(prepared);
+    bits.exchange(board, a, b);
     let options = CascadeOptions {
         refill: Refill::None,
         auto_shuffle: false,
@@ -390,10 +391,10 @@ pub(crate) fn certain_obstacle_outcome(
     let mut rng = crate::rng_from_seed(0);
     let trigger = Trigger { a, b, combination };
     let search = RunSearch::after_swap(swap, [board.level().color(a), board.level().color(b)]);
-    let mut cascading = ObstacleCascade::with(&mut board, bits, (Some(trigger), search), tally);
+    let mut cascading = ObstacleCascade::with(board, bits, (Some(trigger), search), tally);
     let sink: &mut Vec<crate::swap::step::CascadeStep> = &mut Vec::new();
     let totals = run_cascade::<false, _, _, _>(&mut cascading, 0, options, &mut rng, sink)?;
-    Ok((board, totals.score))
+    Ok(totals.score)
 }
 
 /// Resolves `board` as given: settles it first (a step with no groups when anything falls,
@@ -423,10 +424,10 @@ pub(crate) fn resolve_obstacle_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>
         SwapBoard::obstacles(board.clone())
     })?;
     let everywhere = RunSearch::everywhere(board.level().height());
-    let mut cascading = ObstacleCascade::new(&mut board, (None, everywhere), tally);
+    let mut bits = Prepared::of(&board);
+    let mut cascading = ObstacleCascade::with(&mut board, &mut bits, (None, everywhere), tally);
     let totals = run_cascade::<true, _, R, S>(&mut cascading, settling_steps, options, rng, sink)?;
-    let bits = (cascading.planes, cascading.masks, cascading.gravity);
-    Ok(finish(board, bits, totals, options, rng))
+    Ok(finish(board, &bits, totals, options, rng))
 }
 
 /// Judges the settled, run-free final board (its colour planes and kind masks at hand):
@@ -435,16 +436,21 @@ pub(crate) fn resolve_obstacle_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>
 /// `auto_shuffle`.
 fn finish<R: Rng + ?Sized>(
     board: ObstacleBoard,
-    (planes, masks, gravity): (ColorPlanes, KindMasks, Box<Masks>),
+    bits: &Prepared,
     totals: CascadeTotals,
     options: CascadeOptions,
     rng: &mut R,
 ) -> CascadeSummary {
+    let Prepared {
+        planes,
+        masks,
+        gravity,
+        ..
+    } = bits;
     debug_assert!(planes.describes(board.level().board()));
-    debug_assert!(*gravity == Masks::of(&board));
+    debug_assert!(**gravity == Masks::of(&board));
     let rows = (gravity.fixed_rows(), gravity.ingredient_rows());
-    let (right, down) = valid_swap_masks_with(&board, (&planes, &masks), rows);
-    let mut valid_swap_count = count(&right, &down);
+    let mut valid_swap_count = count_obstacle_swaps_with(&board, (planes, masks), rows);
     let mut dead = valid_swap_count == 0;
     let mut board_before_shuffle = None;
     let mut board = board;

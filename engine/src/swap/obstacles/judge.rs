@@ -1,10 +1,12 @@
 //! Swaps on boards with level layers (docs/rules.md section 8): the verdict with `BLOCKED` and
 //! ingredients, and the valid swaps, pair by pair.
 
-use crate::bitboard::{BitIter, ColorPlanes};
+use crate::bitboard::{BitIter, ColorPlanes, pack_sparse_rows};
 use crate::board::Position;
 use crate::moves::{Swap, SwapVerdict, swap_makes_match};
-use crate::swap::level::{Combination, KindMasks, judge_level_swap, level_swap_masks};
+use crate::swap::level::{
+    Combination, KindMasks, judge_level_swap, level_swap_masks, packed_level_swap_masks,
+};
 use crate::swap::level_layers::ObstacleBoard;
 use crate::swap::pieces::PieceKind;
 
@@ -76,9 +78,7 @@ pub(super) fn valid_swap_masks_with(
     (planes, masks): (&ColorPlanes, &KindMasks),
     (fixed, ingredients): (&[u64], &[u64]),
 ) -> (Vec<u64>, Vec<u64>) {
-    let level = board.level();
-    let (width, height) = (level.width(), level.height());
-    let full = u64::MAX >> (64 - width);
+    let height = board.level().height();
     let below = |rows: &[u64], row: usize| rows.get(row + 1).copied().unwrap_or(0);
     let mut right = vec![0u64; height];
     let mut down = vec![0u64; height];
@@ -87,34 +87,71 @@ pub(super) fn valid_swap_masks_with(
         let free = !fixed[row];
         right[row] = r & free & (free >> 1);
         down[row] = d & free & !below(fixed, row);
-        let with_ingredient = [
-            (
-                &mut right[row],
-                (ingredients[row] | ingredients[row] >> 1) & (full >> 1),
-                0,
-                1,
-            ),
-            (
-                &mut down[row],
-                ingredients[row] | below(ingredients, row),
-                1,
-                0,
-            ),
-        ];
-        for (mask, candidates, dr, dc) in with_ingredient {
-            if row + dr >= height {
-                continue;
-            }
-            for col in BitIter(candidates & full) {
-                let a = Position::new(row as u32, col);
-                let b = Position::new((row + dr) as u32, col + dc);
-                if judge_obstacle_swap(board, Swap::new(a, b)).0 == SwapVerdict::Ok {
-                    *mask |= 1 << col;
-                }
+        let (ingredient_right, ingredient_down) = ingredient_swaps(board, ingredients, row);
+        right[row] |= ingredient_right;
+        down[row] |= ingredient_down;
+    }
+    (right, down)
+}
+
+/// The valid swaps of row `row` with an ingredient (`ingredients` as row masks), judged one by
+/// one, as the two masks of [`valid_swap_masks`].
+fn ingredient_swaps(board: &ObstacleBoard, ingredients: &[u64], row: usize) -> (u64, u64) {
+    let level = board.level();
+    let (width, height) = (level.width(), level.height());
+    let full = u64::MAX >> (64 - width);
+    let below = ingredients.get(row + 1).copied().unwrap_or(0);
+    let line = ingredients[row];
+    let mut masks = [0u64; 2];
+    let candidates = [
+        ((line | line >> 1) & (full >> 1), 0, 1),
+        (line | below, 1, 0),
+    ];
+    for (mask, (candidates, dr, dc)) in masks.iter_mut().zip(candidates) {
+        if row + dr >= height {
+            continue;
+        }
+        for col in BitIter(candidates & full) {
+            let a = Position::new(row as u32, col);
+            let b = Position::new((row + dr) as u32, col + dc);
+            if judge_obstacle_swap(board, Swap::new(a, b)).0 == SwapVerdict::Ok {
+                *mask |= 1 << col;
             }
         }
     }
-    (right, down)
+    (masks[0], masks[1])
+}
+
+/// The number of valid swaps of `board`, its bitboards and its fixed cells and ingredients (as
+/// row masks) at hand: the whole board at once when it fits one packed word.
+pub(super) fn count_obstacle_swaps_with(
+    board: &ObstacleBoard,
+    (planes, masks): (&ColorPlanes, &KindMasks),
+    (fixed, ingredients): (&[u64], &[u64]),
+) -> usize {
+    let level = board.level();
+    let (width, height) = (level.width(), level.height());
+    let Some((right, down)) = packed_level_swap_masks(planes, masks, (width, height)) else {
+        let (right, down) = valid_swap_masks_with(board, (planes, masks), (fixed, ingredients));
+        return count(&right, &down);
+    };
+    let stride = width + 1;
+    let free = !pack_sparse_rows(fixed, stride);
+    let right = right & free & (free >> 1);
+    let down = down & free & (free >> stride);
+    let with_ingredients: usize = (0..height)
+        .filter(|&row| ingredients[row] != 0 || ingredients.get(row + 1).is_some_and(|&l| l != 0))
+        .map(|row| {
+            let (r, d) = ingredient_swaps(board, ingredients, row);
+            (r.count_ones() + d.count_ones()) as usize
+        })
+        .sum();
+    let total = (right.count_ones() + down.count_ones()) as usize + with_ingredients;
+    debug_assert_eq!(total, {
+        let (right, down) = valid_swap_masks_with(board, (planes, masks), (fixed, ingredients));
+        count(&right, &down)
+    });
+    total
 }
 
 /// Every valid swap once, as `(a, b)` with `a` before `b` in row-major order, sorted by `a`
