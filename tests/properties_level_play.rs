@@ -287,3 +287,134 @@ proptest! {
         }
     }
 }
+
+/// A random goal list: each goal kind with probability 1/2 (at least one goal).
+fn goals() -> impl Strategy<Value = Vec<engine::Goal>> {
+    (
+        proptest::option::of(30u64..800),
+        any::<bool>(),
+        proptest::option::of((1u8..=5, 2u64..15)),
+        any::<bool>(),
+        proptest::option::of(1u64..3),
+    )
+        .prop_map(|(score, jelly, collect, blockers, bring_down)| {
+            let mut goals = Vec::new();
+            goals.extend(score.map(engine::Goal::Score));
+            if jelly {
+                goals.push(engine::Goal::ClearJelly);
+            }
+            goals.extend(collect.map(|(color, count)| engine::Goal::Collect { color, count }));
+            if blockers {
+                goals.push(engine::Goal::ClearBlockers);
+            }
+            goals.extend(bring_down.map(engine::Goal::BringDown));
+            if goals.is_empty() {
+                goals.push(engine::Goal::Score(100));
+            }
+            goals
+        })
+}
+
+fn naive_goal(goal: &engine::Goal) -> naive::Goal {
+    match *goal {
+        engine::Goal::Score(n) => naive::Goal::Score(n),
+        engine::Goal::ClearJelly => naive::Goal::ClearJelly,
+        engine::Goal::Collect { color, count } => naive::Goal::Collect {
+            color: u32::from(color),
+            count: count as u32,
+        },
+        engine::Goal::ClearBlockers => naive::Goal::ClearBlockers,
+        engine::Goal::BringDown(n) => naive::Goal::BringDown(n as u32),
+    }
+}
+
+fn naive_status(status: engine::LevelStatus) -> naive::Status {
+    match status {
+        engine::LevelStatus::Playing => naive::Status::Playing,
+        engine::LevelStatus::Won => naive::Status::Won,
+        engine::LevelStatus::LostOutOfMoves => naive::Status::LostOutOfMoves,
+        engine::LevelStatus::LostDead => naive::Status::LostDead,
+    }
+}
+
+proptest! {
+    #![proptest_config(config(300))]
+
+    /// Whole games of random levels: after every move, the state's score, each goal's progress
+    /// and the status are what the reference computes from the same cascade (re-simulated with
+    /// the engine's spawns), a move after the end is refused, and the first state's status
+    /// follows the same order.
+    #[test]
+    fn level_games_keep_score_goals_and_status_as_the_reference_says(
+        text in level_text(false),
+        goals in goals(),
+        move_limit in 1u32..=6,
+        picks in proptest::collection::vec(any::<usize>(), 6),
+        seed in any::<u64>(),
+    ) {
+        let Some((raw, _)) = boards(&text) else { return Ok(()) };
+        let settled = engine::resolve_board(raw, RANDOM, &mut engine::rng_from_seed(seed)).unwrap();
+        let start = settled.board_before_shuffle.unwrap_or(settled.board);
+        let stable = StableBoard::try_from(start).unwrap();
+        let level = engine::Level::new(engine::LevelStart::Board(stable), 5, move_limit, goals.clone()).unwrap();
+        let mut state = level.first_state(&mut engine::rng_from_seed(0)).unwrap();
+        let naive_goals: Vec<naive::Goal> = goals.iter().map(naive_goal).collect();
+        let (mut score, mut cleared, mut collected) = (0u64, vec![0u32; 17], 0u32);
+        let progress_of = |board: &PlayLevel, score: u64, cleared: &[u32], collected: u32| {
+            naive_goals
+                .iter()
+                .map(|goal| naive::goal_progress(goal, board, score, cleared, collected))
+                .collect::<Vec<_>>()
+        };
+        let engine_progress = |state: &engine::LevelState| {
+            level.progress(state).iter().map(|p| (p.value, p.met)).collect::<Vec<_>>()
+        };
+        let mut naive_board = PlayLevel::parse(&state.board.to_string());
+        let first = progress_of(&naive_board, 0, &cleared, 0);
+        prop_assert_eq!(engine_progress(&state), first.clone());
+        let met = first.iter().all(|&(_, met)| met);
+        let expected = naive::status(met, move_limit, !naive_board.valid_swaps().is_empty());
+        let mut status = level.status(&state);
+        prop_assert_eq!(naive_status(status), expected);
+        for pick in picks {
+            let swaps = naive_board.valid_swaps();
+            let Some(&(a, b)) = swaps.get(pick % swaps.len().max(1)) else { break };
+            let swap = Swap::new(pos(a), pos(b));
+            let played = engine::play_level_move(&level, &state, swap, 1000, &mut engine::rng_from_seed(pick as u64));
+            if status != engine::LevelStatus::Playing {
+                let refused = matches!(played, Err(engine::EngineError::LevelOver { status: s }) if s == status);
+                prop_assert!(refused, "{:?}", played);
+                break;
+            }
+            let played = played.unwrap();
+            let spawns: Vec<u32> = played
+                .steps
+                .iter()
+                .flat_map(|step| step.spawns.iter().map(|s| u32::from(s.color)))
+                .collect();
+            let (steps, after) = naive_board.resolve(
+                Some((a, b)),
+                Some(&mut spawns.into_iter() as &mut dyn Iterator<Item = u32>),
+            );
+            for step in &steps {
+                score += step.score;
+                collected += step.collected.len() as u32;
+                for (total, n) in cleared.iter_mut().zip(&step.cleared_by_color) {
+                    *total += n;
+                }
+            }
+            let before_shuffle = played.board_before_shuffle.as_ref().unwrap_or(&played.state.board);
+            prop_assert_eq!(before_shuffle.to_string(), after.text());
+            naive_board = PlayLevel::parse(&played.state.board.to_string());
+            prop_assert_eq!(played.state.score, score);
+            prop_assert_eq!(played.state.moves_left, state.moves_left - 1);
+            let progress = progress_of(&naive_board, score, &cleared, collected);
+            prop_assert_eq!(engine_progress(&played.state), progress.clone());
+            let met = progress.iter().all(|&(_, met)| met);
+            let expected = naive::status(met, played.state.moves_left, !naive_board.valid_swaps().is_empty());
+            prop_assert_eq!(naive_status(played.status), expected);
+            status = played.status;
+            state = played.state;
+        }
+    }
+}
