@@ -26,8 +26,8 @@ pub(crate) use cascade::{
 };
 pub(in crate::swap) use clearing::{StepCells, Trigger, clear_step};
 pub use rules::Combination;
-pub(in crate::swap) use rules::exchange;
 pub(crate) use rules::{count_level_valid_swaps, judge_level_swap, level_valid_swaps};
+pub(in crate::swap) use rules::{exchange, push_row_swaps};
 
 pub(crate) use super::layered::LevelBoard;
 pub(crate) use super::pieces::{PieceKind, Special};

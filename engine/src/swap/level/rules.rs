@@ -120,28 +120,44 @@ pub(super) fn count_valid_swaps_with(
 pub(super) fn valid_swaps_of(level: &LevelBoard, limit: usize) -> Vec<(Swap, Option<Combination>)> {
     let planes = ColorPlanes::of(level.board());
     let masks = KindMasks::of(level, &planes);
-    let (width, height) = (level.width(), level.height());
+    let height = level.height();
     let mut swaps = Vec::new();
     for row in 0..height {
-        let (right, down) = level_swap_masks(&planes, &masks, row, height);
-        for col in BitIter(right | down) {
-            let a = row * width + col as usize;
-            let from = Position::new(row as u32, col);
-            for (valid, b, to) in [
-                (right, a + 1, Position::new(row as u32, col + 1)),
-                (down, a + width, Position::new(row as u32 + 1, col)),
-            ] {
-                if valid >> col & 1 == 1 {
-                    let combination = Combination::of(level.kind(a), level.kind(b));
-                    swaps.push((Swap::new(from, to), combination));
-                    if swaps.len() >= limit {
-                        return swaps;
-                    }
+        let row_masks = level_swap_masks(&planes, &masks, row, height);
+        if push_row_swaps(level, row, row_masks, (&mut swaps, limit)) {
+            break;
+        }
+    }
+    swaps
+}
+
+/// Appends the swaps of row `row` in its two masks (bit `c` of `right`: `(row, c)-(row, c + 1)`,
+/// of `down`: `(row, c)-(row + 1, c)`), each with its combination, in row-major order of `a`,
+/// the right neighbour first, until `swaps` holds `limit`; true when it does.
+pub(in crate::swap) fn push_row_swaps(
+    level: &LevelBoard,
+    row: usize,
+    (right, down): (u64, u64),
+    (swaps, limit): (&mut Vec<(Swap, Option<Combination>)>, usize),
+) -> bool {
+    let width = level.width();
+    for col in BitIter(right | down) {
+        let a = row * width + col as usize;
+        let from = Position::new(row as u32, col);
+        for (valid, b, to) in [
+            (right, a + 1, Position::new(row as u32, col + 1)),
+            (down, a + width, Position::new(row as u32 + 1, col)),
+        ] {
+            if valid >> col & 1 == 1 {
+                let combination = Combination::of(level.kind(a), level.kind(b));
+                swaps.push((Swap::new(from, to), combination));
+                if swaps.len() >= limit {
+                    return true;
                 }
             }
         }
     }
-    swaps
+    false
 }
 
 /// Exchanges the tiles (colour and kind) of cells `a` and `b`.

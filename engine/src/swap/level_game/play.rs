@@ -267,7 +267,7 @@ impl Level {
 /// as `ResolveCascade` does with RANDOM refill from the level's colours and the automatic
 /// shuffle, costing one move; returns the steps, the new state and its status. Checked in this
 /// order: a position off the board, a state that is not PLAYING, an unstable board, then the
-/// swap's verdict. With `RECORD` false the steps are not built (same state and draws).
+/// swap's verdict.
 ///
 /// # Errors
 /// [`EngineError::PositionOffBoard`] (`swap.a`, `swap.b`); [`EngineError::InvalidParameter`]
@@ -275,17 +275,6 @@ impl Level {
 /// [`EngineError::UnstableBoard`]; [`EngineError::IllegalSwap`];
 /// [`EngineError::CascadeLimitExceeded`] past `max_steps`.
 pub fn play_level_move<R: Rng + ?Sized>(
-    level: &Level,
-    state: &LevelState,
-    swap: Swap,
-    max_steps: u32,
-    rng: &mut R,
-) -> Result<LevelMove, EngineError> {
-    play::<true, R>(level, state, swap, max_steps, rng)
-}
-
-/// [`play_level_move`], building the steps only when `RECORD`.
-pub(super) fn play<const RECORD: bool, R: Rng + ?Sized>(
     level: &Level,
     state: &LevelState,
     swap: Swap,
@@ -301,10 +290,11 @@ pub(super) fn play<const RECORD: bool, R: Rng + ?Sized>(
         return Err(EngineError::LevelOver { status });
     }
     let board = StableObstacles::try_from(state.board.clone().into_obstacles())?;
-    play_on::<RECORD, R>(level, state, board, swap, max_steps, rng)
+    play_on::<true, R>(level, state, board, swap, max_steps, rng)
 }
 
-/// The move of [`play`] on `board` (`state`'s board, known stable, its game PLAYING).
+/// The move of [`play_level_move`] on `board` (`state`'s board, known stable, its game
+/// PLAYING), building the steps only when `RECORD` (same state and draws either way).
 pub(super) fn play_on<const RECORD: bool, R: Rng + ?Sized>(
     level: &Level,
     state: &LevelState,

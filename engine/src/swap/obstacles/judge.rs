@@ -6,6 +6,7 @@ use crate::board::Position;
 use crate::moves::{Swap, SwapVerdict, swap_makes_match};
 use crate::swap::level::{
     Combination, KindMasks, judge_level_swap, level_swap_masks, packed_level_swap_masks,
+    push_row_swaps,
 };
 use crate::swap::level_layers::ObstacleBoard;
 use crate::swap::pieces::PieceKind;
@@ -157,26 +158,10 @@ pub(super) fn count_obstacle_swaps_with(
 /// Every valid swap once, as `(a, b)` with `a` before `b` in row-major order, sorted by `a`
 /// then `b` (the right neighbour before the one below), each with its combination.
 pub(crate) fn obstacle_valid_swaps(board: &ObstacleBoard) -> Vec<(Swap, Option<Combination>)> {
-    let level = board.level();
-    let width = level.width();
     let (right, down) = valid_swap_masks(board);
     let mut swaps = Vec::new();
     for (row, (&r, &d)) in right.iter().zip(&down).enumerate() {
-        for col in BitIter(r | d) {
-            let a = row * width + col as usize;
-            let from = Position::new(row as u32, col);
-            for (mask, b, to) in [
-                (r, a + 1, Position::new(row as u32, col + 1)),
-                (d, a + width, Position::new(row as u32 + 1, col)),
-            ] {
-                if mask >> col & 1 == 1 {
-                    swaps.push((
-                        Swap::new(from, to),
-                        Combination::of(level.kind(a), level.kind(b)),
-                    ));
-                }
-            }
-        }
+        push_row_swaps(board.level(), row, (r, d), (&mut swaps, usize::MAX));
     }
     swaps
 }
