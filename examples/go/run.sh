@@ -14,7 +14,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PROTO_ROOT="$HERE/../../proto"
 GEN="$HERE/generated"
 LIBS="${GOPATH_LIBS:-/usr/share/gocode}"
-PROTO_FILES=(matchgrid/v1/board.proto matchgrid/v1/swap.proto matchgrid/v1/collapse.proto)
+PROTO_FILES=(matchgrid/v1/board.proto matchgrid/v1/level.proto matchgrid/v1/swap.proto matchgrid/v1/collapse.proto)
 
 # The protos set no go_package: map each file to the import path matchgrid/v1.
 maps=()

@@ -15,7 +15,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PROTO_ROOT="$HERE/../../proto"
 GEN="$HERE/generated"
 LIBS="${JAVA_LIBS:-/usr/share/java}"
-PROTO_FILES=(matchgrid/v1/board.proto matchgrid/v1/swap.proto matchgrid/v1/collapse.proto)
+PROTO_FILES=(matchgrid/v1/board.proto matchgrid/v1/level.proto matchgrid/v1/swap.proto matchgrid/v1/collapse.proto)
 PLUGIN="$(command -v protoc-gen-grpc-java || command -v grpc_java_plugin || true)"
 [[ -n "$PLUGIN" ]] || { echo "java example: grpc_java_plugin not found" >&2; exit 1; }
 

@@ -19,7 +19,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 PROTO_ROOT = HERE.parent.parent / "proto"
 GENERATED = HERE / "generated"
-PROTO_FILES = ["matchgrid/v1/board.proto", "matchgrid/v1/swap.proto", "matchgrid/v1/collapse.proto"]
+PROTO_FILES = [
+    "matchgrid/v1/board.proto",
+    "matchgrid/v1/level.proto",
+    "matchgrid/v1/swap.proto",
+    "matchgrid/v1/collapse.proto",
+]
 TIMEOUT = 20.0  # seconds per RPC
 COLOR_LETTERS = "RGBYPOCWKMADEFHI"  # the CLI's letters for colours 1..=16
 
