@@ -244,3 +244,57 @@ fn the_wilson_interval_matches_its_formula() {
     assert_eq!(super::simulate::wilson_interval(30, 30).1, 1.0);
     assert_eq!(super::simulate::wilson_interval(0, 30).0, 0.0);
 }
+
+#[test]
+fn blocker_and_ingredient_goals_are_met_when_the_last_one_goes() {
+    // The swap makes the run G G G in row 1 next to the one-hit blocker below it: destroyed.
+    let blockers = level("RBRB/GGBG/X1BRB", 3, vec![Goal::ClearBlockers]);
+    let state = first(&blockers);
+    assert_eq!(
+        blockers.progress(&state),
+        vec![GoalProgress {
+            value: 1,
+            met: false
+        }]
+    );
+    let played = play_level_move(
+        &blockers,
+        &state,
+        swap((1, 2), (1, 3)),
+        100,
+        &mut crate::rng_from_seed(1),
+    )
+    .unwrap();
+    assert_eq!(played.steps[0].hits[0].blocker_left, 0);
+    assert_eq!(
+        blockers.progress(&played.state),
+        vec![GoalProgress {
+            value: 0,
+            met: true
+        }]
+    );
+    assert_eq!(played.status, LevelStatus::Won);
+    // The column under the ingredient clears: it falls to the exit and is collected.
+    let text = "@BG/RGB/RBG/GRB";
+    let one = level(text, 3, vec![Goal::BringDown(1)]);
+    let two = level(text, 1, vec![Goal::BringDown(2)]);
+    let move_ = swap((3, 0), (3, 1));
+    let played =
+        play_level_move(&one, &first(&one), move_, 100, &mut crate::rng_from_seed(1)).unwrap();
+    assert_eq!(
+        played.steps[0].collected,
+        vec![crate::board::Position::new(3, 0)]
+    );
+    assert_eq!(played.state.counts, vec![1]);
+    assert_eq!(played.status, LevelStatus::Won);
+    let played =
+        play_level_move(&two, &first(&two), move_, 100, &mut crate::rng_from_seed(1)).unwrap();
+    assert_eq!(
+        two.progress(&played.state),
+        vec![GoalProgress {
+            value: 1,
+            met: false
+        }]
+    );
+    assert_eq!(played.status, LevelStatus::LostOutOfMoves);
+}
