@@ -843,3 +843,29 @@ async fn start_level_and_play_move_over_grpc() {
         .unwrap_err();
     assert_eq!(bad_request_fields(&missing), vec!["level"]);
 }
+
+#[test]
+fn play_move_stops_a_reply_past_the_message_limit() {
+    let level = level_of(jelly_start(), 5, vec![score_goal(1_000_000)]);
+    let state = start(&level, 1).unwrap();
+    let swap = first_swap(state.board.as_ref().unwrap());
+    let request = PlayMoveRequest {
+        level: Some(level.clone()),
+        state: Some(state.clone()),
+        swap: Some(swap),
+        seed: 3,
+        include_step_boards: true,
+    };
+    // Within the default limit the bounded call answers what the plain one does.
+    let bounded = rpc::play_move_bounded(request.clone(), ServiceLimits::default()).unwrap();
+    assert_eq!(bounded, rpc::play_move(request.clone()).unwrap());
+    assert!(!bounded.steps.is_empty());
+    // With a limit below one step's board, the cascade is stopped at its first step.
+    let tight = ServiceLimits {
+        max_response_bytes: 16,
+        ..ServiceLimits::default()
+    };
+    let status = rpc::play_move_bounded(request, tight).unwrap_err();
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert_eq!(reason(&status), "CASCADE_TOO_LARGE");
+}

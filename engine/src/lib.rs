@@ -95,9 +95,9 @@ pub use swap::{
     RankedSwap, Refill, Special, StableBoard, StepSink, SwapBoard, SwapPreview, best_swap,
     cell_text, certain_outcomes, certain_outcomes_while, check_swap_positions, count_valid_swaps,
     first_valid_swap_from, generate_on_layout, generate_swap_board, generate_swap_board_with_holes,
-    is_dead, is_stable, judge_swap, play_game, play_level_move, play_swap, preview_swap,
-    ranked_swaps, resolve_board, resolve_board_into, resolve_swap, resolve_swap_into, shuffle,
-    simulate_level, valid_swaps, valid_swaps_with_combinations,
+    is_dead, is_stable, judge_swap, play_game, play_level_move, play_level_move_into, play_swap,
+    preview_swap, ranked_swaps, resolve_board, resolve_board_into, resolve_swap, resolve_swap_into,
+    shuffle, simulate_level, valid_swaps, valid_swaps_with_combinations,
 };
 
 // The collapse family.

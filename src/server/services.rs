@@ -152,7 +152,7 @@ impl SwapPuzzle for SwapService {
         let state_cells = board_cells(message.state.as_ref().and_then(|s| s.board.as_ref()));
         let placement = Placement::for_cells(state_cells, INLINE_CELL_LIMIT);
         self.admission
-            .run(placement, request, |r, _| swap::play_move(r))
+            .run(placement, request, swap::play_move_bounded)
             .await
     }
 }

@@ -22,7 +22,9 @@ mod replay;
 mod simulate;
 
 pub use hint::{MAX_HINT_SAMPLED_CASCADES, MAX_HINT_SAMPLES, hint};
-pub use level::{LEVEL_MAX_STEPS, MAX_LEVEL_GOALS, MAX_LEVEL_MOVES, play_move, start_level};
+pub use level::{
+    LEVEL_MAX_STEPS, MAX_LEVEL_GOALS, MAX_LEVEL_MOVES, play_move, play_move_bounded, start_level,
+};
 pub use replay::{MAX_REPLAY_MOVES, replay_game, swap_board_digest};
 pub use simulate::{MAX_SIMULATE_GAMES, MAX_SIMULATE_MOVES, MAX_SIMULATE_TOTAL_MOVES, simulate};
 

@@ -30,7 +30,7 @@ pub use judge::{
 pub use level::Combination;
 pub use level_game::{
     Goal, GoalProgress, Level, LevelMove, LevelPolicy, LevelSimulation, LevelStart, LevelState,
-    MovesLeft, generate_on_layout, play_level_move, simulate_level,
+    MovesLeft, generate_on_layout, play_level_move, play_level_move_into, simulate_level,
 };
 pub use level_layers::LevelLayers;
 pub use obstacles::LevelTally;

@@ -2,13 +2,18 @@
 //! `LevelState` as engine values and back, and the `StartLevel` and `PlayMove` handlers. The
 //! service keeps nothing: the client sends the level and its game's state with every move.
 
-use super::MAX_MAX_STEPS;
+use std::time::Instant;
+
+use tonic::Status;
+
+use super::{MAX_MAX_STEPS, ReplySteps};
 use crate::engine::{self, EngineError, StableBoard};
 use crate::proto;
+use crate::transport::ServiceLimits;
 use crate::transport::convert::{
-    cascade_step_to_proto, is_layout, layout_from_proto, required, swap_board_from_proto,
-    swap_from_proto, unknown_enum,
+    is_layout, layout_from_proto, required, swap_board_from_proto, swap_from_proto, unknown_enum,
 };
+use crate::transport::status::engine_status;
 
 /// Most moves a level may have.
 pub const MAX_LEVEL_MOVES: u32 = 1_000;
@@ -213,11 +218,12 @@ pub fn start_level(
 ///
 /// # Errors
 /// As [`engine::play_level_move`].
-pub(super) fn play_level(
+pub(super) fn play_level<S: engine::StepSink + ?Sized>(
     level: &engine::Level,
     state: &engine::LevelState,
     swap: engine::Swap,
     seed: u64,
+    sink: &mut S,
 ) -> Result<engine::LevelMove, EngineError> {
     engine::check_swap_positions(state.board.colors(), swap)?;
     if state.moves_left > level.move_limit() {
@@ -236,7 +242,7 @@ pub(super) fn play_level(
         StableBoard::try_from(state.board.clone())?;
     }
     let mut rng = engine::rng_from_seed(seed);
-    engine::play_level_move(level, state, swap, LEVEL_MAX_STEPS, &mut rng)
+    engine::play_level_move_into(level, state, swap, LEVEL_MAX_STEPS, (&mut rng, sink))
 }
 
 /// PlayMove, engine side: `level`, `state` and `swap` required, in that order.
@@ -244,17 +250,50 @@ pub(super) fn play_level(
 /// # Errors
 /// INVALID_ARGUMENT naming the missing or malformed field; the errors of `play_level`.
 pub fn play_move(request: proto::PlayMoveRequest) -> Result<proto::PlayMoveResponse, EngineError> {
+    let mut reply_steps = ReplySteps::new(request.include_step_boards, usize::MAX, None);
+    play_move_into(request, &mut reply_steps)
+}
+
+/// PlayMove within the server's reply limit and request timeout, as ResolveCascade's
+/// [`super::resolve_cascade_bounded`]: the steps are converted and measured as the engine
+/// makes them; a cascade whose steps pass `max_response_bytes` stops there with
+/// RESOURCE_EXHAUSTED (`CASCADE_TOO_LARGE`), one still running past the request timeout with
+/// DEADLINE_EXCEEDED (`WORK_DEADLINE`).
+///
+/// # Errors
+/// As [`play_move`], plus `CASCADE_TOO_LARGE` and `WORK_DEADLINE`.
+pub fn play_move_bounded(
+    request: proto::PlayMoveRequest,
+    limits: ServiceLimits,
+) -> Result<proto::PlayMoveResponse, Status> {
+    let limit = limits.max_response_bytes;
+    let include_step_boards = request.include_step_boards;
+    let deadline = limits
+        .request_timeout
+        .and_then(|timeout| Instant::now().checked_add(timeout));
+    let mut reply_steps = ReplySteps::new(include_step_boards, limit, deadline);
+    match play_move_into(request, &mut reply_steps) {
+        Err(EngineError::CascadeStopped { .. }) if reply_steps.timed_out => {
+            Err(crate::transport::status::work_deadline())
+        }
+        Err(EngineError::CascadeStopped { steps }) => Err(
+            crate::transport::status::cascade_too_large(steps, limit, include_step_boards),
+        ),
+        other => other.map_err(engine_status),
+    }
+}
+
+/// PlayMove, its steps built by `reply_steps`.
+fn play_move_into(
+    request: proto::PlayMoveRequest,
+    reply_steps: &mut ReplySteps,
+) -> Result<proto::PlayMoveResponse, EngineError> {
     let level = level_from_proto(request.level)?;
     let state = state_from_proto(&level, request.state)?;
     let swap = swap_from_proto(request.swap)?;
-    let played = play_level(&level, &state, swap, request.seed)?;
-    let include = request.include_step_boards;
+    let played = play_level(&level, &state, swap, request.seed, reply_steps)?;
     Ok(proto::PlayMoveResponse {
-        steps: played
-            .steps
-            .into_iter()
-            .map(|step| cascade_step_to_proto(step, include))
-            .collect(),
+        steps: std::mem::take(&mut reply_steps.steps),
         state: Some(state_to_proto(&level, &played.state, played.status)),
         shuffled: played.board_before_shuffle.is_some(),
         board_before_shuffle: played.board_before_shuffle.as_ref().map(Into::into),

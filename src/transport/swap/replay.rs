@@ -190,6 +190,16 @@ pub fn replay_game(
 ///
 /// # Errors
 /// As StartLevel for the level and its start.
+/// Counts the steps of a cascade, keeping none of them.
+struct StepCount(u32);
+
+impl engine::StepSink for StepCount {
+    fn accept(&mut self, _step: engine::CascadeStep) -> std::ops::ControlFlow<()> {
+        self.0 += 1;
+        std::ops::ControlFlow::Continue(())
+    }
+}
+
 fn replay_level(
     request: proto::SwapReplayGameRequest,
 ) -> Result<proto::SwapReplayGameResponse, EngineError> {
@@ -213,8 +223,9 @@ fn replay_level(
             });
             break;
         };
+        let mut steps = StepCount(0);
         let played = swap_from_proto(Some(wire_swap))
-            .and_then(|swap| level::play_level(&level, &state, swap, play.seed));
+            .and_then(|swap| level::play_level(&level, &state, swap, play.seed, &mut steps));
         match played {
             Ok(played) => {
                 let valid_swap_count = StableBoard::try_from(played.state.board.clone())
@@ -222,7 +233,7 @@ fn replay_level(
                 moves.push(proto::SwapReplayMove {
                     swap: play.swap,
                     score: played.state.score.saturating_sub(state.score),
-                    steps: played.steps.len() as u32,
+                    steps: steps.0,
                     shuffled: played.board_before_shuffle.is_some(),
                     dead: played.status == engine::LevelStatus::LostDead,
                     stable: true,

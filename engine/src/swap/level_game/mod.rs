@@ -8,7 +8,10 @@ mod policy;
 mod simulate;
 
 pub use goals::{Goal, GoalProgress};
-pub use play::{Level, LevelMove, LevelStart, LevelState, generate_on_layout, play_level_move};
+pub use play::{
+    Level, LevelMove, LevelStart, LevelState, generate_on_layout, play_level_move,
+    play_level_move_into,
+};
 pub use policy::LevelPolicy;
 pub use simulate::{LevelSimulation, MovesLeft, simulate_level};
 

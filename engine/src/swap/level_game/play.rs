@@ -8,7 +8,7 @@ use crate::moves::Swap;
 use crate::swap::board::SwapBoard;
 use crate::swap::obstacles::{self, LevelTally, ObstacleBoard, StableObstacles};
 use crate::swap::stable::StableBoard;
-use crate::swap::step::{CascadeOptions, CascadeStep, Refill};
+use crate::swap::step::{CascadeOptions, CascadeStep, Refill, StepSink};
 
 /// Where the games of a level start.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -281,6 +281,25 @@ pub fn play_level_move<R: Rng + ?Sized>(
     max_steps: u32,
     rng: &mut R,
 ) -> Result<LevelMove, EngineError> {
+    let mut steps = Vec::new();
+    let mut played = play_level_move_into(level, state, swap, max_steps, (rng, &mut steps))?;
+    played.steps = steps;
+    Ok(played)
+}
+
+/// [`play_level_move`] handing each step to `sink` as it is made (the returned move's `steps`
+/// stay empty): same steps, state and draws. A reply builder keeps a call's memory bounded
+/// this way.
+///
+/// # Errors
+/// As [`play_level_move`], and [`EngineError::CascadeStopped`] when `sink` stops the cascade.
+pub fn play_level_move_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
+    level: &Level,
+    state: &LevelState,
+    swap: Swap,
+    max_steps: u32,
+    (rng, sink): (&mut R, &mut S),
+) -> Result<LevelMove, EngineError> {
     let colors = state.board.colors();
     colors.checked_index("swap.a", swap.a)?;
     colors.checked_index("swap.b", swap.b)?;
@@ -290,32 +309,30 @@ pub fn play_level_move<R: Rng + ?Sized>(
         return Err(EngineError::LevelOver { status });
     }
     let board = StableObstacles::try_from(state.board.clone().into_obstacles())?;
-    play_on::<true, R>(level, state, board, swap, max_steps, rng)
+    play_on::<true, R, S>(level, state, (board, swap), max_steps, (rng, sink))
 }
 
 /// The move of [`play_level_move`] on `board` (`state`'s board, known stable, its game
 /// PLAYING), building the steps only when `RECORD` (same state and draws either way).
-pub(super) fn play_on<const RECORD: bool, R: Rng + ?Sized>(
+pub(super) fn play_on<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
     level: &Level,
     state: &LevelState,
-    board: StableObstacles,
-    swap: Swap,
+    (board, swap): (StableObstacles, Swap),
     max_steps: u32,
-    rng: &mut R,
+    (rng, sink): (&mut R, &mut S),
 ) -> Result<LevelMove, EngineError> {
     let mut tally = LevelTally::default();
-    let mut steps = Vec::new();
     let options = level.options(max_steps);
-    let (summary, _) = obstacles::obstacle_swap::<RECORD, R, _>(
+    let (summary, _) = obstacles::obstacle_swap::<RECORD, R, S>(
         board.into_board(),
         swap,
         options,
-        (rng, &mut steps, &mut tally),
+        (rng, sink, &mut tally),
     )?;
     let next = level.advance(state, summary.board, summary.total_score, &tally);
     let status = level.decide(&next, !summary.dead);
     Ok(LevelMove {
-        steps,
+        steps: Vec::new(),
         board_before_shuffle: summary.board_before_shuffle,
         state: next,
         status,

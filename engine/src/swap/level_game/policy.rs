@@ -235,13 +235,13 @@ impl LevelPolicy {
                 while let Some(swap) = next {
                     let board =
                         StableObstacles::new_unchecked(rollout.board.clone().into_obstacles());
-                    let played = play_on::<false, R>(
+                    let no_steps: &mut Vec<crate::swap::step::CascadeStep> = &mut Vec::new();
+                    let played = play_on::<false, R, _>(
                         &unlimited,
                         &rollout,
-                        board,
-                        swap,
+                        (board, swap),
                         SIMULATED_MAX_STEPS,
-                        rng,
+                        (rng, no_steps),
                     )?;
                     rollout = played.state;
                     used += 1;

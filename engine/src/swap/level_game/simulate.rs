@@ -165,7 +165,10 @@ fn play_game<R: Rng + ?Sized>(
             return Ok((state, LevelStatus::LostDead));
         };
         let board = StableObstacles::new_unchecked(state.board.clone().into_obstacles());
-        let played = play_on::<false, R>(level, &state, board, swap, SIMULATED_MAX_STEPS, rng)?;
+        let no_steps: &mut Vec<crate::swap::step::CascadeStep> = &mut Vec::new();
+        let moved = (board, swap);
+        let played =
+            play_on::<false, R, _>(level, &state, moved, SIMULATED_MAX_STEPS, (rng, no_steps))?;
         state = played.state;
         status = played.status;
     }
