@@ -1472,7 +1472,10 @@ export declare type PlayMoveResponse = Message<"matchgrid.v1.PlayMoveResponse"> 
   /**
    * The cascade's steps, as ResolveCascade reports them (with `hits` and `collected`). The
    * move is resolved as ResolveCascade does with RANDOM refill from the level's colours, the
-   * automatic shuffle on, at most 1000 steps.
+   * automatic shuffle on, at most 1000 steps. As in ResolveCascade, a cascade whose steps pass
+   * the server's message limit is stopped there, RESOURCE_EXHAUSTED (reason
+   * CASCADE_TOO_LARGE), and one still running past the request timeout DEADLINE_EXCEEDED
+   * (reason WORK_DEADLINE).
    *
    * @generated from field: repeated matchgrid.v1.CascadeStep steps = 1;
    */
