@@ -430,10 +430,9 @@ pub(crate) fn resolve_obstacle_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>
     Ok(finish(board, &bits, totals, options, rng))
 }
 
-/// Judges the settled, run-free final board (its colour planes and kind masks at hand):
-/// stable (settling it changes nothing, as after
-/// every step), dead, valid swaps; shuffles a dead board under RANDOM refill with
-/// `auto_shuffle`.
+/// Judges the settled, run-free final board (its bitboards at hand): stable (always after
+/// RANDOM refill; after NONE, unless it keeps an empty slot refill would fill), dead, valid
+/// swaps; shuffles a dead board under RANDOM refill with `auto_shuffle`.
 fn finish<R: Rng + ?Sized>(
     board: ObstacleBoard,
     bits: &Prepared,
@@ -449,14 +448,29 @@ fn finish<R: Rng + ?Sized>(
     } = bits;
     debug_assert!(planes.describes(board.level().board()));
     debug_assert!(**gravity == Masks::of(&board));
+    // Settled under RANDOM refill, the board is stable; under NONE it may keep empty top
+    // slots, and then it is not (as every board judged for swaps must be stable under RANDOM
+    // refill): not judged, as a board with empty cells is not in sections 1-2.
+    let random = matches!(options.refill, Refill::Random { .. });
+    if !random && !super::gravity::settles_unchanged(&board, true) {
+        return CascadeSummary {
+            steps: totals.last_index,
+            board: SwapBoard::obstacles(board),
+            total_score: totals.score,
+            board_before_shuffle: None,
+            dead: false,
+            valid_swap_count: 0,
+            stable: false,
+        };
+    }
     let rows = (gravity.fixed_rows(), gravity.ingredient_rows());
     let mut valid_swap_count = count_obstacle_swaps_with(&board, (planes, masks), rows);
     let mut dead = valid_swap_count == 0;
     let mut board_before_shuffle = None;
     let mut board = board;
-    let may_shuffle = matches!(options.refill, Refill::Random { .. }) && options.auto_shuffle;
     if dead
-        && may_shuffle
+        && random
+        && options.auto_shuffle
         && let Ok(shuffled) = shuffle_obstacles(&board, rng)
     {
         debug_assert!(has_obstacle_swap(&shuffled));

@@ -80,6 +80,9 @@ fn jelly_under_a_cleared_tile_loses_one_layer() {
     assert_eq!(step.score, 30);
     assert_eq!(outcome.board.to_string(), ".'../GBG");
     assert_eq!(outcome.board.jelly_left(), 1);
+    // Under NONE refill the emptied top row stays: not stable, not judged.
+    assert!(!outcome.stable && !outcome.dead);
+    assert_eq!(outcome.valid_swap_count, 0);
 }
 
 #[test]
@@ -310,7 +313,12 @@ fn an_unreachable_slot_stays_empty_and_the_board_is_stable() {
         ..NONE
     };
     let outcome = resolve_board(unreachable.clone(), random, &mut crate::rng_from_seed(2)).unwrap();
-    assert!(outcome.steps.is_empty());
+    assert!(outcome.steps.is_empty() && outcome.stable);
+    let none = resolve_board(unreachable.clone(), NONE, &mut crate::rng_from_seed(2)).unwrap();
+    assert!(
+        none.stable,
+        "a slot no piece can reach does not make the board unstable"
+    );
     assert_eq!(outcome.board, unreachable);
     let stable = StableBoard::try_from(unreachable).unwrap();
     assert_eq!(
