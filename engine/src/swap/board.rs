@@ -270,9 +270,9 @@ impl SwapBoard {
     /// byte per cell, row-major (the collapse family's [`crate::board_digest`]); a board with
     /// layers adds one more byte per cell, row-major: 255 for a hole, else the cell's kind as
     /// its `PieceKind` proto number with NORMAL as 0 (STRIPED_H 2, STRIPED_V 3, WRAPPED 4,
-    /// COLOR_BOMB 5, INGREDIENT 6). A board with level layers adds four bytes per cell,
-    /// row-major, after that digest's input and hashes the level digest with them: jelly
-    /// layers, blocker hit points, 1 for a lock, 1 for an exit.
+    /// COLOR_BOMB 5, INGREDIENT 6). A board with level layers is hashed twice: SHA-256 over
+    /// the 32 bytes of that digest followed by four bytes per cell, row-major: jelly layers,
+    /// blocker hit points, 1 for a lock (else 0), 1 for an exit (else 0).
     pub fn digest(&self) -> [u8; 32] {
         match &self.0 {
             Storage::Plain(board) => board_digest(board),

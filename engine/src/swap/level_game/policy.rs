@@ -199,9 +199,19 @@ fn rollout_value(
     fractions / level.goals().len() as f64
 }
 
+/// What a policy chose.
+pub(super) enum Choice {
+    /// The swap to play.
+    Swap(Swap),
+    /// Nothing: the board has no valid swap.
+    Dead,
+    /// Nothing: the caller's `go_on` answered false during the search.
+    Stopped,
+}
+
 impl LevelPolicy {
-    /// The swap this policy plays in `state` (`None` on a dead board), drawing the search's
-    /// rollouts from `rng`.
+    /// The swap this policy plays in `state`, drawing the search's rollouts from `rng` and
+    /// asking `go_on` before each.
     ///
     /// # Errors
     /// [`EngineError::CascadeLimitExceeded`] past the simulated cascade limit.
@@ -210,21 +220,28 @@ impl LevelPolicy {
         level: &Level,
         state: &LevelState,
         rng: &mut R,
-    ) -> Result<Option<Swap>, EngineError> {
+        go_on: &mut impl FnMut() -> bool,
+    ) -> Result<Choice, EngineError> {
         let ranked = greedy_ranking(level, state)?;
+        let Some(&first) = ranked.first() else {
+            return Ok(Choice::Dead);
+        };
         let Self::Search {
             candidates,
             rollouts,
             depth,
         } = self
         else {
-            return Ok(ranked.first().copied());
+            return Ok(Choice::Swap(first));
         };
         let unlimited = level.unlimited();
         let mut best: Option<(f64, Swap)> = None;
         for &swap in ranked.iter().take(candidates.max(1) as usize) {
             let mut total = 0.0;
             for _ in 0..rollouts.max(1) {
+                if !go_on() {
+                    return Ok(Choice::Stopped);
+                }
                 // Blind to the move limit: the rollout may play past it.
                 let mut rollout = LevelState {
                     moves_left: u32::MAX,
@@ -257,6 +274,6 @@ impl LevelPolicy {
                 best = Some((mean, swap));
             }
         }
-        Ok(best.map(|(_, swap)| swap))
+        Ok(best.map_or(Choice::Dead, |(_, swap)| Choice::Swap(swap)))
     }
 }

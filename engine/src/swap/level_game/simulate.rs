@@ -4,7 +4,7 @@
 use rand::Rng;
 
 use super::play::{Level, LevelState, play_on};
-use super::policy::{LevelPolicy, SIMULATED_MAX_STEPS, goal_at_start};
+use super::policy::{Choice, LevelPolicy, SIMULATED_MAX_STEPS, goal_at_start};
 use crate::error::{EngineError, LevelStatus};
 use crate::swap::obstacles::StableObstacles;
 
@@ -72,7 +72,7 @@ fn percentile(values: &[u32], percent: usize) -> u32 {
 /// Plays `games` games of `level` by `policy`, each to its end (won or lost): game `i` starts
 /// from [`Level::first_state`] with a seed drawn from `seed`'s RNG, refill draws from the
 /// same game RNG, and the search's rollouts from one of its own. `go_on` is asked before each
-/// game; `None` when it answered false. Deterministic per seed.
+/// move and each rollout; `None` when it answered false. Deterministic per seed.
 ///
 /// # Errors
 /// As [`Level::first_state`] (a layout no board can be generated on);
@@ -96,7 +96,10 @@ pub fn simulate_level(
         let mut rng = crate::rng_from_seed(game_seed);
         let mut search_rng = crate::rng_from_seed(game_seed ^ 0x5EA2_C4ED_5EED_u64);
         let start = level.first_state(&mut rng)?;
-        let (end, status) = play_game(level, policy, start.clone(), &mut rng, &mut search_rng)?;
+        let rngs = (&mut rng, &mut search_rng);
+        let Some((end, status)) = play_game(level, policy, start.clone(), rngs, &mut go_on)? else {
+            return Ok(None);
+        };
         match status {
             LevelStatus::Won => wins_left.push(end.moves_left),
             LevelStatus::LostDead => lost_dead += 1,
@@ -150,19 +153,25 @@ pub fn simulate_level(
 }
 
 /// Plays one game from `state` (a first state) to its end; returns the last state and its
-/// status. Every state after a move is stable and its status known, so the moves skip the
-/// checks of [`super::play_level_move`].
+/// status, or `None` when `go_on`, asked before each move and each rollout, answered false.
+/// Every state after a move is stable and its status known, so the moves skip the checks of
+/// [`super::play_level_move`].
 fn play_game<R: Rng + ?Sized>(
     level: &Level,
     policy: LevelPolicy,
     mut state: LevelState,
-    rng: &mut R,
-    search_rng: &mut R,
-) -> Result<(LevelState, LevelStatus), EngineError> {
+    (rng, search_rng): (&mut R, &mut R),
+    go_on: &mut impl FnMut() -> bool,
+) -> Result<Option<(LevelState, LevelStatus)>, EngineError> {
     let mut status = level.status(&state);
     while status == LevelStatus::Playing {
-        let Some(swap) = policy.choose(level, &state, search_rng)? else {
-            return Ok((state, LevelStatus::LostDead));
+        if !go_on() {
+            return Ok(None);
+        }
+        let swap = match policy.choose(level, &state, search_rng, go_on)? {
+            Choice::Swap(swap) => swap,
+            Choice::Dead => return Ok(Some((state, LevelStatus::LostDead))),
+            Choice::Stopped => return Ok(None),
         };
         let board = StableObstacles::new_unchecked(state.board.clone().into_obstacles());
         let no_steps: &mut Vec<crate::swap::step::CascadeStep> = &mut Vec::new();
@@ -172,5 +181,5 @@ fn play_game<R: Rng + ?Sized>(
         state = played.state;
         status = played.status;
     }
-    Ok((state, status))
+    Ok(Some((state, status)))
 }

@@ -298,3 +298,52 @@ fn blocker_and_ingredient_goals_are_met_when_the_last_one_goes() {
     );
     assert_eq!(played.status, LevelStatus::LostOutOfMoves);
 }
+
+#[test]
+fn a_simulation_stops_inside_a_game_when_told_to() {
+    let level = layout_level(30);
+    let mut asked = 0;
+    let stopped = simulate_level(&level, LevelPolicy::Greedy, 1, 3, || {
+        asked += 1;
+        asked <= 3
+    });
+    // One game of up to 30 moves: stopped at its third move, not after the game.
+    assert_eq!(stopped.unwrap(), None);
+    assert_eq!(asked, 4);
+    let search = LevelPolicy::Search {
+        candidates: 2,
+        rollouts: 4,
+        depth: 2,
+    };
+    let mut asked = 0;
+    let stopped = simulate_level(&level, search, 1, 3, || {
+        asked += 1;
+        asked <= 2
+    });
+    assert_eq!(
+        stopped.unwrap(),
+        None,
+        "stopped between rollouts of the first move"
+    );
+}
+
+#[test]
+fn a_layout_with_an_ingredient_on_an_exit_is_refused() {
+    let layout = SwapBoard::layout(
+        4,
+        4,
+        Vec::new(),
+        [
+            vec![crate::swap::pieces::PieceKind::Normal; 15],
+            vec![crate::swap::pieces::PieceKind::Ingredient],
+        ]
+        .concat(),
+        LevelLayers::default(),
+    )
+    .unwrap();
+    let err = generate_on_layout(&layout, 4, 1, &mut crate::rng_from_seed(1)).unwrap_err();
+    assert!(
+        matches!(&err, EngineError::InvalidParameter { field: "layout", reason } if reason.contains("exit")),
+        "{err:?}"
+    );
+}

@@ -142,8 +142,9 @@ pub(crate) fn shuffle_obstacles<R: Rng + ?Sized>(
 /// replaced) and whose ingredients are where they start.
 ///
 /// # Errors
-/// [`EngineError::InvalidParameter`] naming `layout` when no board is found within 256 fills
-/// (a layout that leaves no possible swap fails this way, fast).
+/// [`EngineError::InvalidParameter`] naming `layout` when an ingredient stands on an exit, or
+/// when no board is found within 256 fills (a layout that leaves no possible swap fails this
+/// way).
 pub(crate) fn generate_on_layout<R: Rng + ?Sized>(
     layout: &ObstacleBoard,
     colors: u8,
@@ -164,6 +165,18 @@ pub(crate) fn generate_on_layout<R: Rng + ?Sized>(
     };
     if slots.len() < 2 {
         return Err(no_board());
+    }
+    // An ingredient on an exit would leave at once: no board on this layout is stable.
+    if let Some(index) =
+        (0..level.len()).find(|&i| layout.exits()[i] && level.kind(i) == PieceKind::Ingredient)
+    {
+        return Err(EngineError::InvalidParameter {
+            field: "layout",
+            reason: format!(
+                "the ingredient at cell {index} stands on an exit: it would leave before the first \
+                 move, so no board on this layout is stable"
+            ),
+        });
     }
     // A pool as large as the slots of each colour: drawn by count, that is uniform.
     let pool: Vec<((u8, PieceKind), usize)> = (1..=colors)

@@ -394,3 +394,24 @@ fn without_level_layers_the_obstacle_path_plays_as_section_6() {
         assert_eq!(actual.total_score, expected.total_score);
     }
 }
+
+#[test]
+fn the_digest_of_a_board_with_level_layers_is_the_documented_one() {
+    use sha2::{Digest, Sha256};
+    let board = board("R'G/@X2");
+    let layered = SwapBoard::parse("RG/..").unwrap();
+    // The level-board digest of the same colours, holes and kinds (the ingredient is kind 6).
+    let mut inner = Sha256::new();
+    inner.update(2u32.to_le_bytes());
+    inner.update(2u32.to_le_bytes());
+    inner.update([1, 2, 0, 0]);
+    inner.update([0, 0, 6, 0]);
+    let inner: [u8; 32] = inner.finalize().into();
+    assert_ne!(inner, layered.digest());
+    let mut outer = Sha256::new();
+    outer.update(inner);
+    // Per cell: jelly, blocker hit points, lock, exit (the default exits: the bottom row).
+    outer.update([1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2, 0, 1]);
+    let expected: [u8; 32] = outer.finalize().into();
+    assert_eq!(board.digest(), expected);
+}

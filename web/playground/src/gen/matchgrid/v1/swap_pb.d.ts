@@ -933,7 +933,10 @@ export declare type SwapReplayGameResponse = Message<"matchgrid.v1.SwapReplayGam
    * integers, then one byte per cell in row-major order (0 empty, 1..=16 a colour), exactly
    * as CollapseReplayGameResponse.board_digest. A level board (one carrying `holes`/`kinds`)
    * adds one more byte per cell, row-major: 255 for a hole, else its PieceKind number with
-   * NORMAL as 0 (STRIPED_H 2, STRIPED_V 3, WRAPPED 4, COLOR_BOMB 5). Compare it with the
+   * NORMAL as 0 (STRIPED_H 2, STRIPED_V 3, WRAPPED 4, COLOR_BOMB 5, INGREDIENT 6). A board
+   * with level layers (docs/rules.md section 8) is hashed twice: SHA-256 over the 32 bytes of
+   * that level-board digest followed by four bytes per cell, row-major: its jelly layers, its
+   * blocker's hit points, 1 when locked (else 0), 1 when an exit (else 0). Compare it with the
    * digest of the board the client holds instead of comparing boards.
    *
    * @generated from field: bytes board_digest = 5;
