@@ -349,6 +349,8 @@ fn level_errors_name_the_field() {
     );
     assert_eq!(invalid_field(bad_level(&|l| l.colors = 17)), "level.colors");
     assert_eq!(invalid_field(bad_level(&|l| l.colors = 0)), "level.colors");
+    // One colour: every refill would make a run, and no cascade would end.
+    assert_eq!(invalid_field(bad_level(&|l| l.colors = 1)), "level.colors");
     assert_eq!(
         invalid_field(bad_level(&|l| l.move_limit = 0)),
         "level.move_limit"

@@ -73,8 +73,8 @@ pub fn read_level_file(path: &Path) -> Result<LevelFile, String> {
 /// As [`read_level_file`], without the path.
 pub fn parse_level(text: &str, default_name: &str) -> Result<LevelFile, String> {
     let raw: RawLevel = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    if !(1..=16).contains(&raw.colors) {
-        return Err(format!("colors: must be 1..=16, got {}", raw.colors));
+    if !(2..=16).contains(&raw.colors) {
+        return Err(format!("colors: must be 2..=16, got {}", raw.colors));
     }
     if !(1..=1000).contains(&raw.move_limit) {
         return Err(format!(

@@ -63,10 +63,10 @@ fn goal_from_proto(index: usize, goal: &proto::Goal) -> Result<engine::Goal, Eng
 /// board's own fields as for any board); FAILED_PRECONDITION for an unstable board.
 pub(super) fn level_from_proto(level: Option<proto::Level>) -> Result<engine::Level, EngineError> {
     let level = level.ok_or_else(|| required("level"))?;
-    if !(1..=u32::from(engine::MAX_COLOR)).contains(&level.colors) {
+    if !(2..=u32::from(engine::MAX_COLOR)).contains(&level.colors) {
         return Err(invalid(
             "level.colors",
-            format!("must be 1..=16, got {}", level.colors),
+            format!("must be 2..=16, got {}", level.colors),
         ));
     }
     if !(1..=MAX_LEVEL_MOVES).contains(&level.move_limit) {

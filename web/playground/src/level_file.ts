@@ -118,7 +118,7 @@ export function parseLevel(text: string, defaultName = "pasted"): LevelFile {
       throw new Error('color: a letter such as "R", or a number');
     }
   }
-  if (colors < 1 || colors > 16) throw new Error(`colors: must be 1..=16, got ${colors}`);
+  if (colors < 2 || colors > 16) throw new Error(`colors: must be 2..=16, got ${colors}`);
   if (moveLimit < 1 || moveLimit > 1000) throw new Error(`move_limit: must be 1..=1000, got ${moveLimit}`);
   if (rawGoals.length === 0 || rawGoals.length > 8) {
     throw new Error(`goals: a level has 1..=8 goals, got ${rawGoals.length}`);

@@ -63,7 +63,8 @@ impl Level {
     /// none): a level always plays by the rules of section 8, specials created.
     ///
     /// # Errors
-    /// [`EngineError::InvalidParameter`] naming `level.colors` (outside `1..=16`),
+    /// [`EngineError::InvalidParameter`] naming `level.colors` (outside `2..=16`: with one
+    /// colour, every refill makes a run and a cascade never ends),
     /// `level.move_limit` (0), `level.goals` (none, or a bad goal).
     pub fn new(
         start: LevelStart,
@@ -75,8 +76,8 @@ impl Level {
             field,
             reason: reason.to_owned(),
         };
-        if !(1..=crate::board::MAX_COLOR).contains(&colors) {
-            return Err(invalid("level.colors", "colors must be 1..=16"));
+        if !(2..=crate::board::MAX_COLOR).contains(&colors) {
+            return Err(invalid("level.colors", "colors must be 2..=16"));
         }
         if move_limit == 0 {
             return Err(invalid(

@@ -74,8 +74,8 @@ export declare type Level = Message<"matchgrid.v1.Level"> & {
   board?: Board | undefined;
 
   /**
-   * Refill draws from `1..=colors` (and generation on a layout): 1..=16, else INVALID_ARGUMENT
-   * naming `level.colors`.
+   * Refill draws from `1..=colors` (and generation on a layout): 2..=16 (with one colour every
+   * refill makes a run and no cascade ends), else INVALID_ARGUMENT naming `level.colors`.
    *
    * @generated from field: uint32 colors = 2;
    */
