@@ -272,13 +272,27 @@ pub fn resolve_cascade_bounded(
     request: proto::ResolveCascadeRequest,
     limits: ServiceLimits,
 ) -> Result<proto::ResolveCascadeResponse, Status> {
-    let limit = limits.max_response_bytes;
     let include_step_boards = request.include_step_boards;
+    within_reply_bounds(include_step_boards, limits, |reply_steps| {
+        resolve_cascade_into(request, reply_steps)
+    })
+}
+
+/// Runs `call` with a [`ReplySteps`] bounded by the server's message limit and request
+/// timeout, and maps the cascade it stopped: past the limit RESOURCE_EXHAUSTED
+/// (`CASCADE_TOO_LARGE`), past the timeout DEADLINE_EXCEEDED (`WORK_DEADLINE`); any other
+/// error as [`engine_status`] maps it. ResolveCascade and PlayMove share it.
+fn within_reply_bounds<T>(
+    include_step_boards: bool,
+    limits: ServiceLimits,
+    call: impl FnOnce(&mut ReplySteps) -> Result<T, EngineError>,
+) -> Result<T, Status> {
+    let limit = limits.max_response_bytes;
     let deadline = limits
         .request_timeout
         .and_then(|timeout| Instant::now().checked_add(timeout));
     let mut reply_steps = ReplySteps::new(include_step_boards, limit, deadline);
-    match resolve_cascade_into(request, &mut reply_steps) {
+    match call(&mut reply_steps) {
         Err(EngineError::CascadeStopped { .. }) if reply_steps.timed_out => {
             Err(super::status::work_deadline())
         }

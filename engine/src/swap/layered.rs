@@ -150,16 +150,7 @@ impl LevelBoard {
                 holes.push(hole);
                 kinds.push(kind);
             }
-            match width {
-                None => width = Some(count),
-                Some(w) if w != count => {
-                    return Err(BoardError::Text(format!(
-                        "row {row_index} has {count} cells, row 0 has {w}"
-                    ))
-                    .into());
-                }
-                Some(_) => {}
-            }
+            same_width(&mut width, count, row_index)?;
             height += 1;
         }
         let width = u32::try_from(width.unwrap_or(0)).unwrap_or(u32::MAX);
@@ -258,6 +249,28 @@ impl fmt::Debug for LevelBoard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "LevelBoard({}x{} {self})", self.width(), self.height())
     }
+}
+
+/// Checks that row `row_index` of a text board has `count` cells, as row 0 has (`width`, set
+/// by row 0).
+///
+/// # Errors
+/// [`BoardError::Text`] for a ragged row.
+pub(crate) fn same_width(
+    width: &mut Option<usize>,
+    count: usize,
+    row_index: usize,
+) -> Result<(), BoardError> {
+    match *width {
+        None => *width = Some(count),
+        Some(w) if w != count => {
+            return Err(BoardError::Text(format!(
+                "row {row_index} has {count} cells, row 0 has {w}"
+            )));
+        }
+        Some(_) => {}
+    }
+    Ok(())
 }
 
 // Keeps the letter table in the docs above reachable for rustdoc links.

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::layered::LevelBoard;
+use super::layered::{LevelBoard, same_width};
 use super::pieces::{PieceKind, write_cell};
 use crate::board::{Board, EMPTY, color_from_char};
 use crate::error::{BoardError, EngineError, Layer, LevelError};
@@ -250,16 +250,7 @@ impl ObstacleBoard {
                 layers.locks.push(lock);
                 layers.exits.push(exit);
             }
-            match width {
-                None => width = Some(count),
-                Some(w) if w != count => {
-                    return Err(BoardError::Text(format!(
-                        "row {row_index} has {count} cells, row 0 has {w}"
-                    ))
-                    .into());
-                }
-                Some(_) => {}
-            }
+            same_width(&mut width, count, row_index)?;
             height += 1;
         }
         if !layers.exits.contains(&true) {

@@ -2,18 +2,15 @@
 //! `LevelState` as engine values and back, and the `StartLevel` and `PlayMove` handlers. The
 //! service keeps nothing: the client sends the level and its game's state with every move.
 
-use std::time::Instant;
-
 use tonic::Status;
 
-use super::{MAX_MAX_STEPS, ReplySteps};
+use super::{MAX_MAX_STEPS, ReplySteps, within_reply_bounds};
 use crate::engine::{self, EngineError, StableBoard};
 use crate::proto;
 use crate::transport::ServiceLimits;
 use crate::transport::convert::{
     is_layout, layout_from_proto, required, swap_board_from_proto, swap_from_proto, unknown_enum,
 };
-use crate::transport::status::engine_status;
 
 /// Most moves a level may have.
 pub const MAX_LEVEL_MOVES: u32 = 1_000;
@@ -266,21 +263,10 @@ pub fn play_move_bounded(
     request: proto::PlayMoveRequest,
     limits: ServiceLimits,
 ) -> Result<proto::PlayMoveResponse, Status> {
-    let limit = limits.max_response_bytes;
     let include_step_boards = request.include_step_boards;
-    let deadline = limits
-        .request_timeout
-        .and_then(|timeout| Instant::now().checked_add(timeout));
-    let mut reply_steps = ReplySteps::new(include_step_boards, limit, deadline);
-    match play_move_into(request, &mut reply_steps) {
-        Err(EngineError::CascadeStopped { .. }) if reply_steps.timed_out => {
-            Err(crate::transport::status::work_deadline())
-        }
-        Err(EngineError::CascadeStopped { steps }) => Err(
-            crate::transport::status::cascade_too_large(steps, limit, include_step_boards),
-        ),
-        other => other.map_err(engine_status),
-    }
+    within_reply_bounds(include_step_boards, limits, |reply_steps| {
+        play_move_into(request, reply_steps)
+    })
 }
 
 /// PlayMove, its steps built by `reply_steps`.

@@ -349,7 +349,8 @@ fn fall(
         let col = col as usize;
         let holes = masks.column(&masks.holes, col);
         let fixed = masks.column(&masks.fixed, col);
-        let mut pieces = masks.column(&masks.movable, col);
+        // Read once: each segment moves only its own pieces.
+        let pieces = masks.column(&masks.movable, col);
         let rows = u64::MAX >> (64 - height);
         // Segments from the bottom: bits between fixed cells.
         let mut rest = rows & !fixed;
@@ -385,7 +386,6 @@ fn fall(
                 }
                 let color = move_piece(board, bits, width, row * width + col, target * width + col);
                 settled.note(target, color);
-                pieces = pieces & !(1 << row) | 1 << target;
                 masks.shift(row, target, col, col);
                 moved = true;
                 if settled.record {
