@@ -619,6 +619,7 @@ async fn generate(
             colors,
             seed,
             min_group,
+            clearable: false,
         })
         .await
         .unwrap_or_else(|e| panic!("generate {width}x{height}/{colors}/{seed}/{min_group}: {e}"))
@@ -653,6 +654,7 @@ async fn generate_board_is_full_with_a_legal_move_and_deterministic() {
                         colors,
                         seed,
                         min_group,
+                        clearable: false,
                     })
                     .await
                     .unwrap_err();

@@ -151,6 +151,7 @@ proptest! {
     ) {
         let start = rpc::generate_board(proto::CollapseGenerateBoardRequest {
             width, height, colors, seed, min_group,
+            clearable: false,
         }).unwrap().board.unwrap();
         // Build the taps by playing: a legal group 8 times in 10, else a raw position.
         let mut board = start.clone();
@@ -209,6 +210,7 @@ fn solve_sequences_replay_to_their_score_on_random_boards() {
                 colors: 3,
                 seed,
                 min_group,
+                clearable: false,
             })
             .unwrap()
             .board
@@ -440,6 +442,7 @@ async fn solve_and_replay_through_the_server() {
         colors: 3,
         seed: 4,
         min_group: 2,
+        clearable: false,
     };
     let generated = client.generate_board(generate).await.unwrap().into_inner();
     let replay = client

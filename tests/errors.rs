@@ -211,6 +211,7 @@ fn collapse_generate(width: u32, height: u32, colors: u32, min_group: u32) -> Ca
         colors,
         seed: 1,
         min_group,
+        clearable: false,
     })
 }
 

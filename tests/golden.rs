@@ -344,8 +344,10 @@ async fn golden_collapse_generate_board_10x10_5_colours_seed_1() {
             colors: 5,
             seed: 1,
             min_group: 0,
+            clearable: false,
         }
     );
+    assert!(response.clearing_line.is_empty());
     assert_eq!(board_text(&response.board), COLLAPSE_10X10);
     assert_eq!(response.legal_group_count, 17);
     let generated = response.board.unwrap();

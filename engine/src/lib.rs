@@ -102,12 +102,13 @@ pub use swap::{
 
 // The collapse family.
 pub use collapse::{
-    COMPACT_SIDE, CollapseGame, CollapsePlayout, ColumnShift, CompactGame, DEFAULT_SCREEN_WIDTH,
-    DEFAULT_SOLVE_LEVEL, DEFAULT_SOLVE_NODES, LegalGroup, MAX_REPLAY_TAPS, MAX_SCREEN_WIDTH,
-    MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES, NodeBudget, RefusedTap, Replay,
-    ReplayedMove, ScreenWidth, Solution, SolveControl, SolveLevel, SolveMethod, SolveOptions,
-    SolveSchedule, SolveStop, SolvedMove, TapGroup, TapOutcome, TapRefusal, board_digest,
-    is_game_over, legal_groups, parse_time_limit, replay, solve, tap,
+    COMPACT_SIDE, ClearableBoard, CollapseGame, CollapsePlayout, ColumnShift, CompactGame,
+    DEFAULT_SCREEN_WIDTH, DEFAULT_SOLVE_LEVEL, DEFAULT_SOLVE_NODES, LegalGroup, MAX_REPLAY_TAPS,
+    MAX_SCREEN_WIDTH, MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES, NodeBudget, RefusedTap,
+    Replay, ReplayedMove, ScreenWidth, Solution, SolveControl, SolveLevel, SolveMethod,
+    SolveOptions, SolveSchedule, SolveStop, SolvedMove, TapGroup, TapOutcome, TapRefusal,
+    board_digest, generate_clearable_collapse_board, is_game_over, legal_groups, parse_time_limit,
+    replay, solve, tap,
 };
 pub use scoring::ScoringRule;
 

@@ -70,6 +70,10 @@ pub struct CollapseGenerate {
     /// Minimum group size.
     #[arg(long, default_value_t = 2)]
     min_group: u32,
+    /// A board that can be cleared, built backwards from an empty one; prints the taps that
+    /// clear it (4 or more colours at any size; 3 up to about 10x10).
+    #[arg(long)]
+    clearable: bool,
 }
 
 /// `matchgrid collapse tap`.
@@ -213,9 +217,23 @@ async fn generate(
         colors: command.colors,
         seed: command.seed,
         min_group: command.min_group,
+        clearable: command.clearable,
     };
     emit(json, &reply(client.generate_board(request).await)?, |r| {
-        board_summary(r.board.as_ref(), "legal groups", r.legal_group_count)
+        let mut text = board_summary(r.board.as_ref(), "legal groups", r.legal_group_count);
+        if !r.clearing_line.is_empty() {
+            let taps: Vec<String> = r
+                .clearing_line
+                .iter()
+                .map(|p| format!("{},{}", p.row, p.col))
+                .collect();
+            text.push_str(&format!(
+                "clearing line ({} taps): {}\n",
+                taps.len(),
+                taps.join(" ")
+            ));
+        }
+        text
     })
 }
 
@@ -268,6 +286,7 @@ async fn replay(client: &mut Client, json: bool, command: CollapseReplay) -> Res
             colors: command.colors,
             seed: command.seed,
             min_group: command.min_group,
+            clearable: false,
         }),
     };
     let request = proto::CollapseReplayGameRequest {

@@ -19,10 +19,20 @@ pub fn generate_board(
     let mut rng = engine::rng_from_seed(request.seed);
     let size = engine::GenerationSize::for_collapse(request.width, request.height, request.colors)?;
     let min_group = engine::MinGroup::parse(request.min_group)?;
+    if request.clearable {
+        let generated = engine::generate_clearable_collapse_board(size, min_group, &mut rng)?;
+        let count = engine::CollapseGame::new(&generated.board).count_legal_groups(min_group);
+        return Ok(proto::CollapseGenerateBoardResponse {
+            board: Some(generated.board.board().into()),
+            legal_group_count: count as u32,
+            clearing_line: generated.line.into_iter().map(Into::into).collect(),
+        });
+    }
     let (board, count) = engine::generate_collapse_board(size, min_group, &mut rng)?;
     Ok(proto::CollapseGenerateBoardResponse {
         board: Some(board.board().into()),
         legal_group_count: count as u32,
+        clearing_line: Vec::new(),
     })
 }
 

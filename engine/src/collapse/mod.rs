@@ -19,6 +19,7 @@
 //! checked at once, with [`board_digest`]).
 
 mod bitboard;
+mod clearable;
 mod column_api;
 mod compact;
 mod plane;
@@ -28,6 +29,7 @@ mod replay;
 mod solve;
 
 pub use bitboard::{CollapseGame, TapGroup};
+pub use clearable::{ClearableBoard, generate_clearable_collapse_board};
 pub use compact::{COMPACT_SIDE, CompactGame};
 pub use playout::CollapsePlayout;
 pub use replay::{
