@@ -129,7 +129,7 @@ pub(crate) fn swap_makes_match(
 
 /// True when the cell at `index`, holding `color`, is in a run of the board read through `cell`.
 #[inline]
-fn in_run(
+pub(crate) fn in_run(
     cell: impl Fn(usize) -> u8,
     width: usize,
     height: usize,

@@ -5,7 +5,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use tonic::transport::Channel;
 
 use super::collapse_text::{groups_text, replay_text, solve_text, tap_text};
-use super::render::{board_summary, emit, with_progress};
+use super::render::{board_summary, emit, position_text, with_progress};
 use super::{
     ClientArgs, Failure, board_notation, connect, parse_board, parse_position, reply, side,
 };
@@ -225,7 +225,7 @@ async fn generate(
             let taps: Vec<String> = r
                 .clearing_line
                 .iter()
-                .map(|p| format!("{},{}", p.row, p.col))
+                .map(|p| position_text(Some(p)))
                 .collect();
             text.push_str(&format!(
                 "clearing line ({} taps): {}\n",

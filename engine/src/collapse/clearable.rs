@@ -15,10 +15,12 @@
 //! - a horizontal run, one cell in each of `k` adjacent columns at the same height;
 //! - a row of `k` new one-cell columns.
 //!
-//! Group sizes are `min_group..=min_group + 2` (vertical runs up to `2 * min_group - 1`). While the board is at least `min_group` rows
-//! high, every column's free space is kept at 0 or at least `min_group`, so a vertical run always
-//! fits until the board is full; a colour that no neighbour has may still be missing (few
-//! colours), and then the attempt starts again with the next draws.
+//! Group sizes are `min_group..=min_group + 2` (vertical runs up to `2 * min_group - 1`).
+//! While the board is at least `min_group` rows high, every column's free space is kept at 0 or
+//! at least `min_group`, so a vertical run always fits until the board is full. A colour that no
+//! neighbour has may still be missing (few colours): then the last one to three insertions are
+//! undone, and an attempt that backtracks more than once per cell starts again with the next
+//! draws (64 attempts and 2,000 placement tries a cell, at most 10^6, a call).
 
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -57,14 +59,14 @@ pub struct ClearableBoard {
 /// neighbour has, so every colour appears on boards with many groups but need not on small
 /// ones. With one colour the board is one group and one tap clears it.
 ///
-/// Speed (`cargo run --release -p matchgrid-engine --example clearable_boards`): about 20 µs
-/// for 10x10 with 5 colours, 50 µs for 15x15 with 5, under 1 ms for 64x64 with 16; 3 colours
-/// need several attempts (about 2.5 ms for 10x10).
+/// Speed (`cargo run --release -p matchgrid-engine --example clearable_boards`): about 12 µs
+/// for 10x10 with 5 colours, 32 µs for 15x15 with 5, under 1 ms for 64x64 with 16; 3 colours
+/// need several attempts (about 2.3 ms for 10x10).
 ///
 /// # Errors
 /// [`EngineError::InvalidParameter`] naming `min_group` when it exceeds `width * height` (no
-/// group that large fits, so nothing can be cleared), and naming `colors` when 64 attempts all
-/// fail: with 2 colours past a few dozen cells, with 3 on boards much past 10x10, and on
+/// group that large fits, so nothing can be cleared), and naming `colors` when the 64 attempts
+/// or the call's budget of placement tries run out: with 2 colours past a few dozen cells, with 3 on boards much past 10x10, and on
 /// some boards lower than `min_group` rows (which fill by rows of groups only).
 pub fn generate_clearable_collapse_board<R: Rng + ?Sized>(
     size: GenerationSize,
@@ -106,8 +108,8 @@ pub fn generate_clearable_collapse_board<R: Rng + ?Sized>(
             "no clearable {width}x{height} board with {colors} colours and min_group {min_group} \
              was found by reverse construction within its budget (every inserted group \
              must be walled in by other colours, which with 2 colours, or 3 on large boards, \
-             the construction rarely completes; a board lower and narrower than min_group fits \
-             no group but the whole board): use more colours, or 1"
+             the construction rarely completes; a board lower than min_group rows fills by \
+             rows of groups only): use more colours, or 1"
         ),
     })
 }
@@ -116,7 +118,6 @@ pub fn generate_clearable_collapse_board<R: Rng + ?Sized>(
 struct Builder {
     width: usize,
     height: usize,
-    colors: u8,
     min_group: usize,
     /// The non-empty columns, left to right, each bottom up.
     columns: Vec<Vec<u8>>,
@@ -162,7 +163,6 @@ impl Builder {
         Self {
             width,
             height,
-            colors,
             min_group,
             columns: Vec::with_capacity(width),
             taps: Vec::new(),
@@ -389,7 +389,6 @@ impl Builder {
             .rev()
             .map(|&(col, r)| Position::new((height - 1 - r) as u32, col as u32))
             .collect();
-        debug_assert!(self.colors > 1);
         ClearableBoard {
             board: SettledBoard::new_unchecked(Board::from_engine_cells(width, height, cells)),
             line,

@@ -7,38 +7,12 @@ use rand::Rng;
 use super::judge::has_obstacle_swap;
 use crate::board::EMPTY;
 use crate::error::EngineError;
+use crate::moves::in_run;
 use crate::swap::level_layers::ObstacleBoard;
 use crate::swap::pieces::PieceKind;
 
 /// Fresh fills tried before giving up.
 const ATTEMPTS: usize = 256;
-
-/// True when the line through `index` of `cells` (a `width`-column board; 0 breaks every line)
-/// holds a run of 3 or more of `index`'s colour, across or down.
-pub(super) fn run_through(cells: &[u8], width: usize, index: usize) -> bool {
-    let color = cells[index];
-    if color == EMPTY {
-        return false;
-    }
-    let height = cells.len() / width;
-    let (row, col) = (index / width, index % width);
-    let count = |dr: isize, dc: isize| {
-        let mut n = 0;
-        let (mut r, mut c) = (row as isize + dr, col as isize + dc);
-        while r >= 0
-            && c >= 0
-            && (r as usize) < height
-            && (c as usize) < width
-            && cells[r as usize * width + c as usize] == color
-        {
-            n += 1;
-            r += dr;
-            c += dc;
-        }
-        n
-    };
-    count(0, -1) + count(0, 1) >= 2 || count(-1, 0) + count(1, 0) >= 2
-}
 
 /// Fills the cells `slots` (row-major) of `cells`/`kinds` with the pieces of `pool` (colour,
 /// kind, count), each drawn by count among those that complete no run, restarting on a dead
@@ -49,7 +23,7 @@ fn fill<R: Rng + ?Sized>(
     pool: &[((u8, PieceKind), usize)],
     rng: &mut R,
 ) -> Option<ObstacleBoard> {
-    let width = template.level().width();
+    let (width, height) = (template.level().width(), template.level().height());
     'attempt: for _ in 0..ATTEMPTS {
         let mut board = template.clone();
         let mut remaining: Vec<usize> = pool.iter().map(|&(_, count)| count).collect();
@@ -66,12 +40,8 @@ fn fill<R: Rng + ?Sized>(
                 .iter()
                 .zip(&remaining)
                 .map(|(&((color, _), _), &left)| {
-                    left > 0 && {
-                        colors[index] = color;
-                        let ok = !run_through(colors, width, index);
-                        colors[index] = EMPTY;
-                        ok
-                    }
+                    left > 0
+                        && (color == EMPTY || !in_run(|i| colors[i], width, height, index, color))
                 })
                 .collect();
             let total: usize = remaining
