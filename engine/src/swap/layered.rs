@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::pieces::{PieceKind, write_cell};
+use super::pieces::{PieceKind, read_kind_suffix, write_cell};
 use crate::board::{Board, COLOR_LETTERS, EMPTY, Position, color_from_char};
 use crate::error::{BoardError, EngineError, LevelError};
 
@@ -136,15 +136,7 @@ impl LevelBoard {
                     }
                 };
                 if color != EMPTY {
-                    kind = match chars.peek() {
-                        Some('-') => PieceKind::StripedH,
-                        Some('|') => PieceKind::StripedV,
-                        Some('+') => PieceKind::Wrapped,
-                        _ => PieceKind::Normal,
-                    };
-                    if kind.is_special() {
-                        chars.next();
-                    }
+                    kind = read_kind_suffix(&mut chars);
                 }
                 cells.push(u32::from(color));
                 holes.push(hole);

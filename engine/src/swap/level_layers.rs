@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::layered::{LevelBoard, same_width};
-use super::pieces::{PieceKind, write_cell};
+use super::pieces::{PieceKind, read_kind_suffix, write_cell};
 use crate::board::{Board, EMPTY, color_from_char};
 use crate::error::{BoardError, EngineError, Layer, LevelError};
 
@@ -223,15 +223,7 @@ impl ObstacleBoard {
                     _ => {
                         color = color_from_char(ch).ok_or_else(|| unknown(ch, row_index))?;
                         if color != EMPTY {
-                            kind = match chars.peek() {
-                                Some('-') => PieceKind::StripedH,
-                                Some('|') => PieceKind::StripedV,
-                                Some('+') => PieceKind::Wrapped,
-                                _ => PieceKind::Normal,
-                            };
-                            if kind.is_special() {
-                                chars.next();
-                            }
+                            kind = read_kind_suffix(&mut chars);
                         }
                     }
                 }

@@ -83,6 +83,22 @@ pub(crate) fn write_cell(
     }
 }
 
+/// Reads the kind of a coloured tile of the text form from what follows its letter: a special's
+/// suffix (`-`, `|`, `+`, which [`PieceKind::suffix`] writes) is consumed, anything else is
+/// left and the tile is [`PieceKind::Normal`].
+pub(crate) fn read_kind_suffix(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> PieceKind {
+    let kind = match chars.peek() {
+        Some('-') => PieceKind::StripedH,
+        Some('|') => PieceKind::StripedV,
+        Some('+') => PieceKind::Wrapped,
+        _ => PieceKind::Normal,
+    };
+    if kind.is_special() {
+        chars.next();
+    }
+    kind
+}
+
 /// The text form of one cell (`#`, `.`, `*`, `R`, `R-`, `R|`, `R+`, ...).
 pub fn cell_text(color: u8, hole: bool, kind: PieceKind) -> String {
     let mut text = String::new();
