@@ -504,6 +504,7 @@ fn collapse_solve_screened_sends_the_method_and_width() {
         schedule: proto::SolveSchedule::Restarts as i32,
         method: proto::SolveMethod::Screened as i32,
         screen_width: 2,
+        ..Default::default()
     };
     let context = SearchContext {
         deadline: None,

@@ -620,6 +620,7 @@ async fn generate(
             seed,
             min_group,
             clearable: false,
+            ..Default::default()
         })
         .await
         .unwrap_or_else(|e| panic!("generate {width}x{height}/{colors}/{seed}/{min_group}: {e}"))
@@ -655,6 +656,7 @@ async fn generate_board_is_full_with_a_legal_move_and_deterministic() {
                         seed,
                         min_group,
                         clearable: false,
+                        ..Default::default()
                     })
                     .await
                     .unwrap_err();

@@ -29,6 +29,7 @@ fn clearable(
         seed,
         min_group,
         clearable: true,
+        ..Default::default()
     }
 }
 

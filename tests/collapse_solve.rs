@@ -152,6 +152,7 @@ proptest! {
         let start = rpc::generate_board(proto::CollapseGenerateBoardRequest {
             width, height, colors, seed, min_group,
             clearable: false,
+            ..Default::default()
         }).unwrap().board.unwrap();
         // Build the taps by playing: a legal group 8 times in 10, else a raw position.
         let mut board = start.clone();
@@ -211,6 +212,7 @@ fn solve_sequences_replay_to_their_score_on_random_boards() {
                 seed,
                 min_group,
                 clearable: false,
+                ..Default::default()
             })
             .unwrap()
             .board
@@ -226,6 +228,7 @@ fn solve_sequences_replay_to_their_score_on_random_boards() {
                 schedule: 0,
                 method: 0,
                 screen_width: 0,
+                ..Default::default()
             };
             let solved = rpc::solve(request.clone(), &no_limits()).unwrap();
             check_solution_replays(&start, rule, min_group, &solved);
@@ -256,6 +259,7 @@ fn standard_position_1_at_a_small_budget_is_pinned() {
         schedule: 0,
         method: 0,
         screen_width: 0,
+        ..Default::default()
     };
     let solved = rpc::solve(request.clone(), &no_limits()).unwrap();
     check_solution_replays(&start, samegame(), 2, &solved);
@@ -297,6 +301,7 @@ fn restarts_repeat_the_levels_until_the_budget() {
         schedule: proto::SolveSchedule::Single as i32,
         method: 0,
         screen_width: 0,
+        ..Default::default()
     };
     let once = rpc::solve(single.clone(), &no_limits()).unwrap();
     assert_eq!(once.stop, proto::SolveStop::Completed as i32);
@@ -345,6 +350,7 @@ fn screened_restarts_on_standard_position_1_are_pinned() {
         schedule: proto::SolveSchedule::Restarts as i32,
         method: proto::SolveMethod::Screened as i32,
         screen_width: 0,
+        ..Default::default()
     };
     let solved = rpc::solve(request.clone(), &no_limits()).unwrap();
     check_solution_replays(&start, samegame(), 2, &solved);
@@ -443,6 +449,7 @@ async fn solve_and_replay_through_the_server() {
         seed: 4,
         min_group: 2,
         clearable: false,
+        ..Default::default()
     };
     let generated = client.generate_board(generate).await.unwrap().into_inner();
     let replay = client

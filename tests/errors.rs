@@ -212,6 +212,7 @@ fn collapse_generate(width: u32, height: u32, colors: u32, min_group: u32) -> Ca
         seed: 1,
         min_group,
         clearable: false,
+        ..Default::default()
     })
 }
 

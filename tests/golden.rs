@@ -345,6 +345,7 @@ async fn golden_collapse_generate_board_10x10_5_colours_seed_1() {
             seed: 1,
             min_group: 0,
             clearable: false,
+            ..Default::default()
         }
     );
     assert!(response.clearing_line.is_empty());
@@ -440,6 +441,7 @@ async fn golden_collapse_solve_screened_restarts() {
         schedule: SolveSchedule::Restarts as i32,
         method: SolveMethod::Screened as i32,
         screen_width: 4,
+        ..Default::default()
     };
     let mut answers = Vec::new();
     for from_first in [true, true, false] {

@@ -531,6 +531,7 @@ fn check_generated(w: u32, h: u32, colors: u32, min_group: u32, seed: u64) -> Te
         seed,
         min_group,
         clearable: false,
+        ..Default::default()
     });
     let effective = if min_group == 0 {
         2
@@ -733,7 +734,7 @@ proptest! {
         min_group in prop_oneof![4 => 0u32..=8, 1 => 4090u32..=4100, 1 => any::<u32>()],
         seed in any::<u64>(),
     ) {
-        let result = rpc::generate_board(proto::CollapseGenerateBoardRequest { width, height, colors, seed, min_group, clearable: false });
+        let result = rpc::generate_board(proto::CollapseGenerateBoardRequest { width, height, colors, seed, min_group, clearable: false, ..Default::default() });
         let effective = if min_group == 0 { 2 } else { min_group };
         let feasible = (1..=64).contains(&width) && (1..=64).contains(&height) && (1..=16).contains(&colors)
             && (2..=4096).contains(&effective) && effective <= width * height;

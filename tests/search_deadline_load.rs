@@ -103,6 +103,7 @@ async fn concurrent_solves_beside_validate_callers_answer_ok_with_their_best_so_
                 schedule: proto::SolveSchedule::Restarts as i32,
                 method: 0,
                 screen_width: 0,
+                ..Default::default()
             };
             let begun = Instant::now();
             let answer = client.solve(request).await;

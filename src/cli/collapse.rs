@@ -74,6 +74,23 @@ pub struct CollapseGenerate {
     /// clear it (4 or more colours at any size; 3 up to about 10x10).
     #[arg(long)]
     clearable: bool,
+    /// Also solve the board for a par (best-known score) with this node budget, 1..=10^8
+    /// (10^6 is about 0.2 s on 10x10); prints the par and its line. 0 means no par.
+    #[arg(long, default_value_t = 0)]
+    par_nodes: u64,
+    /// Scoring rule of the par.
+    #[arg(long, value_enum, default_value_t = ScoringArg::Popstar)]
+    par_scoring: ScoringArg,
+}
+
+/// `collapse solve --goal`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum GoalArg {
+    /// The highest score under --scoring.
+    Score,
+    /// Can the board still be cleared? The first clearing line, a proof that none exists,
+    /// or unknown within the budget.
+    Clear,
 }
 
 /// `matchgrid collapse tap`.
@@ -136,6 +153,13 @@ pub struct CollapseSolve {
     /// With --screened: moves searched further per step, 1..=256; 0 means 16.
     #[arg(long, default_value_t = 0, requires = "screened")]
     screen_width: u32,
+    /// What to search for.
+    #[arg(long, value_enum, default_value_t = GoalArg::Score)]
+    goal: GoalArg,
+    /// Threads for this search, 1..=64 (root-parallel; the server may allow fewer, see
+    /// --solve-threads of `serve`); 0 means 1. Unused with --goal clear.
+    #[arg(long, default_value_t = 0)]
+    threads: u32,
 }
 
 /// `matchgrid collapse replay`.
@@ -218,6 +242,8 @@ async fn generate(
         seed: command.seed,
         min_group: command.min_group,
         clearable: command.clearable,
+        par_nodes: command.par_nodes,
+        par_scoring: proto::ScoringRule::from(command.par_scoring).into(),
     };
     emit(json, &reply(client.generate_board(request).await)?, |r| {
         let mut text = board_summary(r.board.as_ref(), "legal groups", r.legal_group_count);
@@ -229,6 +255,16 @@ async fn generate(
                 .collect();
             text.push_str(&format!(
                 "clearing line ({} taps): {}\n",
+                taps.len(),
+                taps.join(" ")
+            ));
+        }
+        if command.par_nodes > 0 {
+            let taps: Vec<String> = r.par_line.iter().map(|p| position_text(Some(p))).collect();
+            text.push_str(&format!(
+                "par {} (best known, {} nodes; {} taps): {}\n",
+                r.par_score,
+                command.par_nodes,
                 taps.len(),
                 taps.join(" ")
             ));
@@ -271,6 +307,11 @@ async fn solve(client: &mut Client, json: bool, command: CollapseSolve) -> Resul
             proto::SolveMethod::Unspecified.into()
         },
         screen_width: command.screen_width,
+        goal: match command.goal {
+            GoalArg::Score => proto::SolveGoal::Unspecified.into(),
+            GoalArg::Clear => proto::SolveGoal::Clear.into(),
+        },
+        threads: command.threads,
     };
     let response = with_progress("solving", command.max_millis, client.solve(request)).await;
     emit(json, &reply(response)?, |r| solve_text(&board, r))
@@ -286,7 +327,7 @@ async fn replay(client: &mut Client, json: bool, command: CollapseReplay) -> Res
             colors: command.colors,
             seed: command.seed,
             min_group: command.min_group,
-            clearable: false,
+            ..Default::default()
         }),
     };
     let request = proto::CollapseReplayGameRequest {

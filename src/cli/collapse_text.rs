@@ -29,6 +29,24 @@ pub(super) fn tap_text(board: &proto::Board, r: &proto::TapResponse) -> String {
 /// A Solve answer on `board`: the taps, the final board, the score and the search's figures.
 pub(super) fn solve_text(board: &proto::Board, r: &proto::CollapseSolveResponse) -> String {
     let mut text = render_board(board);
+    if let Ok(clearability) = proto::Clearability::try_from(r.clearability) {
+        let _ = match clearability {
+            proto::Clearability::Unspecified => Ok(()),
+            proto::Clearability::Clearable => writeln!(text, "CLEARABLE: the taps below clear it"),
+            proto::Clearability::Unknown => writeln!(
+                text,
+                "UNKNOWN within the budget; the taps below leave the fewest tiles found"
+            ),
+            proto::Clearability::NotClearable => match proto::ClearProof::try_from(r.clear_proof) {
+                Ok(proto::ClearProof::StrandedColor) => writeln!(
+                    text,
+                    "NOT CLEARABLE: colour {} has fewer tiles than a legal group",
+                    color_letter(r.stranded_color)
+                ),
+                _ => writeln!(text, "NOT CLEARABLE: every reachable position was searched"),
+            },
+        };
+    }
     for (i, m) in r.moves.iter().enumerate() {
         let _ = writeln!(
             text,
@@ -46,7 +64,7 @@ pub(super) fn solve_text(board: &proto::Board, r: &proto::CollapseSolveResponse)
     let _ = write!(
         text,
         "final ({})\n{}score {} (end bonus {}), tiles left {}\nsearch: {} nodes, {} \
-         playouts, {} level(s) completed, {} run(s), {:.3} s, stop {}\ntaps: {}\n",
+         playouts, {} level(s) completed, {} run(s), {:.3} s, stop {}{}\ntaps: {}\n",
         board_text(&after),
         render_board(&after),
         r.score,
@@ -58,6 +76,11 @@ pub(super) fn solve_text(board: &proto::Board, r: &proto::CollapseSolveResponse)
         r.runs_completed,
         r.elapsed_micros as f64 / 1e6,
         stop,
+        if r.threads > 1 {
+            format!(", {} threads", r.threads)
+        } else {
+            String::new()
+        },
         r.moves
             .iter()
             .map(|m| position_text(m.position.as_ref()))

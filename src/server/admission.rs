@@ -161,7 +161,7 @@ impl Admission {
         let result = match placement {
             Placement::Inline => handler(request, limits),
             Placement::Blocking => {
-                let permit = self.heavy_work_slot(deadline).await?;
+                let permit = self.heavy_work_slots(deadline, 1).await?;
                 tokio::task::spawn_blocking(move || {
                     let _permit = permit;
                     handler(request, limits)
@@ -176,14 +176,16 @@ impl Admission {
         respond(limits, result)
     }
 
-    /// Runs a long search: `handler` on the blocking pool, holding a heavy-work slot as
-    /// [`Admission::run`]'s blocking work does, with a [`SearchContext`] telling it when to
+    /// Runs a long search: `handler` on the blocking pool, holding `slots` heavy-work slots
+    /// (one a thread of the search; at least 1, at most the server's slot count) as
+    /// [`Admission::run`]'s blocking work holds one, with a [`SearchContext`] telling it when to
     /// answer (the client's deadline or the server's request timeout, less [`answer_margin`])
     /// and a cancel flag set if the call is dropped before it ends. Errors and responses as in
     /// [`Admission::run`].
     pub async fn run_search<Req, Resp, E>(
         &self,
         request: Request<Req>,
+        slots: usize,
         handler: fn(Req, ServiceLimits, SearchContext) -> Result<Resp, E>,
     ) -> Result<Response<Resp>, Status>
     where
@@ -210,7 +212,7 @@ impl Admission {
                 .unwrap_or(d)
         });
         let request = request.into_inner();
-        let permit = self.heavy_work_slot(client).await?;
+        let permit = self.heavy_work_slots(client, slots).await?;
         let cancel = Arc::new(AtomicBool::new(false));
         let _guard = CancelOnDrop(Arc::clone(&cancel));
         let context = SearchContext { deadline, cancel };
@@ -235,26 +237,30 @@ impl Admission {
         busy as f64 / cpus as f64
     }
 
-    /// Takes a heavy-work slot, waiting at most [`Admission::heavy_work_wait`] or until the
-    /// client's `deadline`, whichever is sooner.
+    /// Takes `count` heavy-work slots at once (`1..=` the slot count; clamped), waiting at
+    /// most [`Admission::heavy_work_wait`] or until the client's `deadline`, whichever is
+    /// sooner.
     ///
     /// # Errors
     /// RESOURCE_EXHAUSTED (`HEAVY_WORK_BUSY`) when none frees up in time; DEADLINE_EXCEEDED
     /// (`CLIENT_DEADLINE`) when the deadline passed meanwhile; UNAVAILABLE at shutdown.
-    async fn heavy_work_slot(
+    async fn heavy_work_slots(
         &self,
         deadline: Option<Instant>,
+        count: usize,
     ) -> Result<OwnedSemaphorePermit, Status> {
+        let count = count.clamp(1, self.slot_count) as u32;
         let wait = deadline.map_or(self.heavy_work_wait, |d| {
             d.saturating_duration_since(Instant::now())
                 .min(self.heavy_work_wait)
         });
         // The permit moves into the task, so work abandoned by a timed-out or cancelled call
         // still counts until it really ends.
-        let permit = match Arc::clone(&self.slots).try_acquire_owned() {
+        let permit = match Arc::clone(&self.slots).try_acquire_many_owned(count) {
             Ok(permit) => permit,
             Err(_) => {
-                match tokio::time::timeout(wait, Arc::clone(&self.slots).acquire_owned()).await {
+                let acquire = Arc::clone(&self.slots).acquire_many_owned(count);
+                match tokio::time::timeout(wait, acquire).await {
                     Ok(Ok(permit)) => permit,
                     Ok(Err(_)) => return Err(Status::unavailable("server is shutting down")),
                     Err(_) => {
@@ -414,7 +420,7 @@ mod tests {
     async fn the_load_counts_heavy_slots_in_use_per_cpu() {
         let admission = Admission::new(ServiceLimits::default(), DEFAULT_HEAVY_WORK_WAIT, 4);
         assert_eq!(admission.load(), 0.0);
-        let first = admission.heavy_work_slot(None).await.unwrap();
+        let first = admission.heavy_work_slots(None, 1).await.unwrap();
         assert_eq!(admission.load(), 0.5);
         let rest: Vec<_> = [(); 3]
             .iter()
@@ -422,6 +428,23 @@ mod tests {
             .collect();
         assert_eq!(admission.load(), 2.0);
         drop((first, rest));
+        assert_eq!(admission.load(), 0.0);
+    }
+
+    #[tokio::test]
+    async fn a_search_takes_one_slot_a_thread_and_never_more_than_all() {
+        let wait = Duration::from_millis(10);
+        let admission = Admission::new(ServiceLimits::default(), wait, 4);
+        let two = admission.heavy_work_slots(None, 2).await.unwrap();
+        assert_eq!(admission.load(), 1.0);
+        // Three more do not fit beside the two: shed after the wait.
+        let status = admission.heavy_work_slots(None, 3).await.unwrap_err();
+        assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
+        drop(two);
+        // Asking for more than there are takes them all.
+        let all = admission.heavy_work_slots(None, 64).await.unwrap();
+        assert_eq!(admission.load(), 2.0);
+        drop(all);
         assert_eq!(admission.load(), 0.0);
     }
 }

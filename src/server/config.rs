@@ -73,6 +73,12 @@ pub struct ServeConfig {
     #[arg(long, env = "MATCHGRID_HEAVY_WORK_WAIT", default_value = "100ms", value_parser = parse_duration)]
     pub heavy_work_wait: Duration,
 
+    /// Most threads one Solve may run on (1..=64; default: the CPUs this process may use, at
+    /// most 64). A request asking for more runs on this many; each thread holds one
+    /// heavy-work slot, so one Solve never takes more than the slots (twice the CPUs).
+    #[arg(long, env = "MATCHGRID_SOLVE_THREADS", value_parser = clap::value_parser!(u8).range(1..=64))]
+    pub solve_threads: Option<u8>,
+
     /// After SIGTERM/SIGINT: how long in-flight calls may drain before the process exits anyway.
     #[arg(long, env = "MATCHGRID_SHUTDOWN_GRACE", default_value = "20s", value_parser = parse_duration)]
     pub shutdown_grace: Duration,
@@ -149,6 +155,13 @@ impl ServeConfig {
     /// The OTLP collector spans go to, if any (an empty `--otlp-endpoint` is none).
     pub fn otlp_endpoint(&self) -> Option<&str> {
         self.otlp_endpoint.as_deref().filter(|e| !e.is_empty())
+    }
+
+    /// Most threads one Solve may run on: `--solve-threads`, else
+    /// [`default_solve_threads`](crate::transport::default_solve_threads).
+    pub fn solve_threads(&self) -> usize {
+        self.solve_threads
+            .map_or_else(crate::transport::default_solve_threads, usize::from)
     }
 
     /// Worker threads to start: the flag, or the CPUs available to this process.

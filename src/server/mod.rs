@@ -238,6 +238,7 @@ pub async fn serve(config: ServeConfig) -> Result<(), String> {
         ServiceLimits {
             max_response_bytes: limit,
             request_timeout: Some(config.request_timeout),
+            max_solve_threads: config.solve_threads(),
         },
         config.heavy_work_wait,
         admission::default_heavy_work_slots(),

@@ -117,7 +117,7 @@ impl SwapPuzzle for SwapService {
                 .await;
         }
         self.admission
-            .run_search(request, |r, _, context| swap::hint(r, Some(&context)))
+            .run_search(request, 1, |r, _, context| swap::hint(r, Some(&context)))
             .await
     }
 
@@ -126,7 +126,9 @@ impl SwapPuzzle for SwapService {
         request: Request<proto::SwapSimulateRequest>,
     ) -> Result<Response<proto::SwapSimulateResponse>, Status> {
         self.admission
-            .run_search(request, |r, _, context| swap::simulate(r, Some(&context)))
+            .run_search(request, 1, |r, _, context| {
+                swap::simulate(r, Some(&context))
+            })
             .await
     }
 
@@ -164,6 +166,15 @@ impl CollapsePuzzle for CollapseService {
         request: Request<proto::CollapseGenerateBoardRequest>,
     ) -> Result<Response<proto::CollapseGenerateBoardResponse>, Status> {
         let message = request.get_ref();
+        if message.par_nodes > 0 {
+            // A par search: a Solve on one thread.
+            return self
+                .admission
+                .run_search(request, 1, |r, _, context| {
+                    collapse::generate_board_within(r, Some(&context))
+                })
+                .await;
+        }
         let placement =
             Placement::for_cells(cells(message.width, message.height), INLINE_CELL_LIMIT);
         self.admission
@@ -195,8 +206,12 @@ impl CollapsePuzzle for CollapseService {
         &self,
         request: Request<proto::CollapseSolveRequest>,
     ) -> Result<Response<proto::CollapseSolveResponse>, Status> {
+        let mut request = request;
+        let threads = collapse::cap_solve_threads(request.get_mut(), &self.admission.limits);
         self.admission
-            .run_search(request, |r, _, context| collapse::solve(r, &context))
+            .run_search(request, threads, |r, _, context| {
+                collapse::solve(r, &context)
+            })
             .await
     }
 

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use super::SearchContext;
+use super::{SearchContext, ServiceLimits};
 
 use super::convert::{board_from_proto, position_from_proto, required, scoring_from_proto};
 use crate::engine::{self, EngineError, SettledBoard};
@@ -12,28 +12,88 @@ fn settled_board(board: Option<proto::Board>) -> Result<SettledBoard, EngineErro
     SettledBoard::try_from(board_from_proto(board)?)
 }
 
-/// GenerateBoard, engine side.
+/// Largest par budget GenerateBoard accepts (`par_nodes`).
+pub const MAX_PAR_NODES: u64 = 100_000_000;
+
+/// GenerateBoard, engine side, with no deadline for a par search: see
+/// [`generate_board_within`].
+///
+/// # Errors
+/// As [`generate_board_within`].
 pub fn generate_board(
     request: proto::CollapseGenerateBoardRequest,
 ) -> Result<proto::CollapseGenerateBoardResponse, EngineError> {
-    let mut rng = engine::rng_from_seed(request.seed);
+    generate_board_within(request, None)
+}
+
+/// GenerateBoard, engine side: the board, and with `par_nodes` a par search that `context`
+/// (the deadline and the cancel flag) may stop early. Checks `width`, `height`, `colors`,
+/// `min_group`, `par_nodes`, `par_scoring`, then builds the board.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the out-of-range field.
+pub fn generate_board_within(
+    request: proto::CollapseGenerateBoardRequest,
+    context: Option<&SearchContext>,
+) -> Result<proto::CollapseGenerateBoardResponse, EngineError> {
     let size = engine::GenerationSize::for_collapse(request.width, request.height, request.colors)?;
     let min_group = engine::MinGroup::parse(request.min_group)?;
+    if request.par_nodes > MAX_PAR_NODES {
+        return Err(EngineError::InvalidParameter {
+            field: "par_nodes",
+            reason: format!(
+                "must be 0 (no par) or 1..={MAX_PAR_NODES}, got {}",
+                request.par_nodes
+            ),
+        });
+    }
+    let par_rule = scoring_from_proto("par_scoring", request.par_scoring)?;
+    let (board, count, clearing_line) = generated_board(&request, size, min_group)?;
+    let mut response = proto::CollapseGenerateBoardResponse {
+        board: Some(board.board().into()),
+        legal_group_count: count as u32,
+        clearing_line: clearing_line.into_iter().map(Into::into).collect(),
+        ..Default::default()
+    };
+    if request.par_nodes > 0 {
+        let options = engine::SolveOptions {
+            rule: par_rule,
+            min_group,
+            seed: request.seed,
+            level: engine::SolveLevel::parse(2)?,
+            max_nodes: engine::NodeBudget::parse(request.par_nodes)?,
+            schedule: engine::SolveSchedule::Restarts,
+            method: engine::SolveMethod::Screened(engine::ScreenWidth::parse(0)?),
+            threads: engine::SolveThreads::ONE,
+        };
+        let control = engine::SolveControl {
+            time_limit: None,
+            deadline: context.and_then(|c| c.deadline),
+            cancel: context.map(|c| c.cancel.as_ref()),
+        };
+        let par = engine::solve(&board, &options, &control);
+        response.par_score = par.score;
+        response.par_line = par.moves.iter().map(|m| m.position.into()).collect();
+        response.par_stop = proto::SolveStop::from(par.stop).into();
+    }
+    Ok(response)
+}
+
+/// The board GenerateBoard answers for `request` (its `par_*` fields aside): the board, its
+/// legal group count and, with `clearable`, the line that clears it.
+fn generated_board(
+    request: &proto::CollapseGenerateBoardRequest,
+    size: engine::GenerationSize,
+    min_group: engine::MinGroup,
+) -> Result<(SettledBoard, usize, Vec<engine::Position>), EngineError> {
+    let mut rng = engine::rng_from_seed(request.seed);
     if request.clearable {
         let generated = engine::generate_clearable_collapse_board(size, min_group, &mut rng)?;
         let count = engine::CollapseGame::new(&generated.board).count_legal_groups(min_group);
-        return Ok(proto::CollapseGenerateBoardResponse {
-            board: Some(generated.board.board().into()),
-            legal_group_count: count as u32,
-            clearing_line: generated.line.into_iter().map(Into::into).collect(),
-        });
+        return Ok((generated.board, count, generated.line));
     }
     let (board, count) = engine::generate_collapse_board(size, min_group, &mut rng)?;
-    Ok(proto::CollapseGenerateBoardResponse {
-        board: Some(board.board().into()),
-        legal_group_count: count as u32,
-        clearing_line: Vec::new(),
-    })
+    Ok((board, count, Vec::new()))
 }
 
 /// Tap, engine side.
@@ -81,9 +141,27 @@ pub fn check_dead_state(
     })
 }
 
+/// Lowers a Solve request's `threads` to the server's `max_solve_threads` (a value beyond
+/// [`engine::MAX_SOLVE_THREADS`] is left for [`solve`] to refuse) and returns the threads it
+/// will run on: one with the CLEAR goal, or when `threads` is unset.
+pub fn cap_solve_threads(
+    request: &mut proto::CollapseSolveRequest,
+    limits: &ServiceLimits,
+) -> usize {
+    let most = limits.max_solve_threads.max(1);
+    if (most..=engine::MAX_SOLVE_THREADS as usize).contains(&(request.threads as usize)) {
+        request.threads = most as u32;
+    }
+    if request.goal == proto::SolveGoal::Clear as i32 {
+        return 1;
+    }
+    request.threads.max(1) as usize
+}
+
 /// Solve, engine side: `context` carries the deadline and the cancel flag (see
-/// `run_search`). Checks the request's fields in the order `scoring`, `min_group`,
-/// `max_nodes`, `max_millis`, `level`, `schedule`, then the board.
+/// `run_search`); the server has already capped `threads` ([`cap_solve_threads`]). Checks the
+/// request's fields in the order `scoring`, `min_group`, `max_nodes`, `max_millis`, `level`,
+/// `schedule`, `screen_width`, `method`, `goal`, `threads`, then the board.
 ///
 /// # Errors
 /// INVALID_ARGUMENT (`EngineError::InvalidParameter` / `Board`) for an out-of-range field;
@@ -122,6 +200,12 @@ pub fn solve(
             });
         }
     };
+    let clear_goal = match proto::SolveGoal::try_from(request.goal) {
+        Ok(proto::SolveGoal::Clear) => true,
+        Ok(proto::SolveGoal::Unspecified | proto::SolveGoal::Score) => false,
+        Err(_) => return Err(super::convert::unknown_enum("goal", request.goal)),
+    };
+    let threads = engine::SolveThreads::parse(request.threads)?;
     let board = settled_board(request.board)?;
     let options = engine::SolveOptions {
         rule,
@@ -131,13 +215,49 @@ pub fn solve(
         max_nodes,
         schedule,
         method,
+        threads,
     };
     let control = engine::SolveControl {
         time_limit: time_limit.and_then(|limit| started.checked_add(limit)),
         deadline: context.deadline,
         cancel: Some(context.cancel.as_ref()),
     };
-    let solution = engine::solve(&board, &options, &control);
+    let (solution, clear) = if clear_goal {
+        let answer = engine::solve_clear(&board, &options, &control);
+        (answer.solution, Some(answer.clearability))
+    } else {
+        (engine::solve(&board, &options, &control), None)
+    };
+    let (clearability, clear_proof, stranded_color) = match clear {
+        None => (
+            proto::Clearability::Unspecified,
+            proto::ClearProof::Unspecified,
+            0,
+        ),
+        Some(engine::Clearability::Clearable) => (
+            proto::Clearability::Clearable,
+            proto::ClearProof::Unspecified,
+            0,
+        ),
+        Some(engine::Clearability::Unknown) => (
+            proto::Clearability::Unknown,
+            proto::ClearProof::Unspecified,
+            0,
+        ),
+        Some(engine::Clearability::NotClearable(engine::ClearProof::Exhausted)) => (
+            proto::Clearability::NotClearable,
+            proto::ClearProof::Exhausted,
+            0,
+        ),
+        Some(engine::Clearability::NotClearable(engine::ClearProof::StrandedColor {
+            color,
+            ..
+        })) => (
+            proto::Clearability::NotClearable,
+            proto::ClearProof::StrandedColor,
+            u32::from(color),
+        ),
+    };
     Ok(proto::CollapseSolveResponse {
         moves: solution
             .moves
@@ -161,6 +281,15 @@ pub fn solve(
         stop: proto::SolveStop::from(solution.stop).into(),
         levels_completed: solution.levels_completed,
         runs_completed: solution.runs_completed,
+        clearability: clearability.into(),
+        clear_proof: clear_proof.into(),
+        stranded_color,
+        // 0 when the request left it unset, so an old request's answer keeps its bytes.
+        threads: if request.threads == 0 || clear_goal {
+            request.threads.min(1)
+        } else {
+            threads.get() as u32
+        },
     })
 }
 
@@ -202,10 +331,15 @@ pub fn replay_game(
     let (board, generated) = match request.start {
         Some(Start::Board(board)) => (settled_board(Some(board))?, false),
         Some(Start::Generate(generate)) => {
-            let board = generate_board(generate)
-                .map_err(super::convert::in_generate_start)?
-                .board;
-            (settled_board(board)?, true)
+            let generated = engine::GenerationSize::for_collapse(
+                generate.width,
+                generate.height,
+                generate.colors,
+            )
+            .and_then(|size| Ok((size, engine::MinGroup::parse(generate.min_group)?)))
+            .and_then(|(size, min_group)| generated_board(&generate, size, min_group));
+            let (board, ..) = generated.map_err(super::convert::in_generate_start)?;
+            (board, true)
         }
         None => return Err(required("start")),
     };

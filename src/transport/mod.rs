@@ -28,6 +28,9 @@ pub struct ServiceLimits {
     /// Hint, Simulate, long cascades) stops in time to answer before it. `None` means no such
     /// timeout.
     pub request_timeout: Option<Duration>,
+    /// Most threads one Solve may run on (`--solve-threads`), `1..=64`: a request asking for
+    /// more gets this many.
+    pub max_solve_threads: usize,
 }
 
 impl Default for ServiceLimits {
@@ -35,8 +38,16 @@ impl Default for ServiceLimits {
         Self {
             max_response_bytes: DEFAULT_MAX_MESSAGE_BYTES as usize,
             request_timeout: None,
+            max_solve_threads: default_solve_threads(),
         }
     }
+}
+
+/// The CPUs this process may use, at most 64: the default of `--solve-threads`.
+pub fn default_solve_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(crate::engine::MAX_SOLVE_THREADS as usize)
 }
 
 /// What a long search (Solve, Hint, Simulate) gets besides its request: when its answer must

@@ -36,10 +36,11 @@ pub use replay::{
     MAX_REPLAY_TAPS, RefusedTap, Replay, ReplayedMove, TapRefusal, board_digest, replay,
 };
 pub use solve::{
-    DEFAULT_SCREEN_WIDTH, DEFAULT_SOLVE_LEVEL, DEFAULT_SOLVE_NODES, MAX_SCREEN_WIDTH,
-    MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES, NodeBudget, ScreenWidth, Solution,
-    SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveStop, SolvedMove,
-    parse_time_limit, solve,
+    ClearProof, ClearSolution, Clearability, DEFAULT_SCREEN_WIDTH, DEFAULT_SOLVE_LEVEL,
+    DEFAULT_SOLVE_NODES, MAX_CLEAR_TABLE_BYTES, MAX_SCREEN_WIDTH, MAX_SOLVE_LEVEL,
+    MAX_SOLVE_MILLIS, MAX_SOLVE_NODES, MAX_SOLVE_THREADS, NodeBudget, ScreenWidth, Solution,
+    SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveStop, SolveThreads,
+    SolvedMove, parse_time_limit, solve, solve_clear,
 };
 
 use super::board::{Board, Position};

@@ -260,6 +260,34 @@ impl CompactGame {
         members.count() as usize
     }
 
+    /// The first colour (palette order) with `1..min_group` tiles, and its tile count: no
+    /// group of it can ever reach `min_group` cells, so the board can never be cleared.
+    pub(crate) fn stranded_color(&self, min_group: usize) -> Option<(u8, usize)> {
+        self.planes().iter().enumerate().find_map(|(slot, plane)| {
+            let tiles = plane.count() as usize;
+            (tiles > 0 && tiles < min_group).then_some((self.palette[slot], tiles))
+        })
+    }
+
+    /// Tiles with no 4-neighbour of their colour, `0..=256`.
+    pub(crate) fn orphan_count(&self) -> usize {
+        self.planes()
+            .iter()
+            .map(|&plane| (plane.count() - plane.paired().count()) as usize)
+            .sum()
+    }
+
+    /// The position's planes in palette order: equal keys mean equal positions (the palette
+    /// is fixed by the starting board).
+    pub(crate) fn planes_key(&self) -> Box<[Plane]> {
+        self.planes().into()
+    }
+
+    /// The heap bytes of [`planes_key`](Self::planes_key): 32 a colour.
+    pub(crate) fn planes_key_bytes(&self) -> usize {
+        std::mem::size_of_val(self.planes())
+    }
+
     /// Removes the group `members`: clears it, compacts each column it touched toward the
     /// bottom (gravity) and closes the columns it emptied.
     fn remove(&mut self, members: Plane) {

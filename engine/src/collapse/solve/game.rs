@@ -13,12 +13,26 @@ use crate::scoring::ScoringRule;
 
 /// A position the search can expand and play out.
 pub(super) trait SearchGame: Clone {
+    /// An exact key of the position, for the table of positions the clear search has
+    /// exhausted.
+    type Key: std::hash::Hash + Eq;
     /// Appends a cell of every legal group to `out`.
     fn moves_into(&self, min_group: MinGroup, out: &mut Vec<Position>);
     /// Taps the legal group holding `at`; returns its size.
     fn play(&mut self, at: Position, min_group: MinGroup) -> usize;
     /// Tiles on the board.
     fn tiles_left(&self) -> usize;
+    /// The first colour with `1..min_group` tiles and its tile count: such tiles can never
+    /// be cleared.
+    fn stranded_color(&self, min_group: MinGroup) -> Option<(u8, usize)>;
+    /// Tiles with no 4-neighbour of their colour (the clear search's move order), or 0 where
+    /// the representation does not count them.
+    fn orphan_count(&self) -> usize;
+    /// The position's exact key, or `None` where positions are not tabled (large boards).
+    fn key(&self) -> Option<Self::Key>;
+    /// The memory one entry of `key()` takes in a hash set: the key, its heap data and the
+    /// set's control byte.
+    fn key_bytes(&self) -> usize;
     /// Plays a (TabuColorRandom when `tabu`) random game to its end, appending the taps to
     /// `taps`; returns the score of the taps plus the end adjustment. Leaves `self` anywhere.
     fn playout(
@@ -32,6 +46,24 @@ pub(super) trait SearchGame: Clone {
 }
 
 impl SearchGame for CompactGame {
+    type Key = Box<[crate::collapse::plane::Plane]>;
+
+    fn stranded_color(&self, min_group: MinGroup) -> Option<(u8, usize)> {
+        CompactGame::stranded_color(self, min_group.get())
+    }
+
+    fn orphan_count(&self) -> usize {
+        CompactGame::orphan_count(self)
+    }
+
+    fn key(&self) -> Option<Self::Key> {
+        Some(self.planes_key())
+    }
+
+    fn key_bytes(&self) -> usize {
+        std::mem::size_of::<Self::Key>() + self.planes_key_bytes() + 1
+    }
+
     fn moves_into(&self, min_group: MinGroup, out: &mut Vec<Position>) {
         self.representatives_into(min_group.get(), out);
     }
@@ -70,6 +102,29 @@ impl SearchGame for CompactGame {
 }
 
 impl SearchGame for CollapseGame {
+    type Key = ();
+
+    fn stranded_color(&self, min_group: MinGroup) -> Option<(u8, usize)> {
+        (0..self.slot_count()).find_map(|slot| {
+            let tiles: usize = (0..self.columns())
+                .map(|col| self.plane(col, slot).count_ones() as usize)
+                .sum();
+            (tiles > 0 && tiles < min_group.get()).then(|| (self.color_of(slot), tiles))
+        })
+    }
+
+    fn orphan_count(&self) -> usize {
+        0
+    }
+
+    fn key(&self) -> Option<Self::Key> {
+        None
+    }
+
+    fn key_bytes(&self) -> usize {
+        0
+    }
+
     fn moves_into(&self, min_group: MinGroup, out: &mut Vec<Position>) {
         let mut groups = Vec::new();
         self.legal_groups_into(min_group, &mut groups);

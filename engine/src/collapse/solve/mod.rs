@@ -57,14 +57,18 @@
 //! `options`, the NMCS levels and the schedule in `search`, and what the search needs of a
 //! position (moves, a tap, a TabuColorRandom playout) for each representation in `game`.
 
+mod clear;
 mod game;
 mod options;
 mod search;
 
+pub use clear::{ClearProof, ClearSolution, Clearability, MAX_CLEAR_TABLE_BYTES, solve_clear};
+
 pub use options::{
     DEFAULT_SCREEN_WIDTH, DEFAULT_SOLVE_LEVEL, DEFAULT_SOLVE_NODES, MAX_SCREEN_WIDTH,
-    MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES, NodeBudget, ScreenWidth, SolveControl,
-    SolveLevel, SolveMethod, SolveOptions, SolveSchedule, parse_time_limit,
+    MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES, MAX_SOLVE_THREADS, NodeBudget, ScreenWidth,
+    SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveThreads,
+    parse_time_limit,
 };
 
 use std::time::{Duration, Instant};
@@ -75,6 +79,7 @@ use crate::settled::SettledBoard;
 #[cfg(doc)]
 use super::CollapsePlayout;
 use super::{CollapseGame, CompactGame};
+use game::SearchGame;
 
 /// Why a search stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -140,11 +145,77 @@ pub struct Solution {
 pub fn solve(board: &SettledBoard, options: &SolveOptions, control: &SolveControl) -> Solution {
     let started = Instant::now();
     let (best, mut search) = match CompactGame::from_board(board) {
-        Some(game) => search::run(game, options, control),
-        None => search::run(CollapseGame::new(board), options, control),
+        Some(game) => run_threads(game, options, control),
+        None => run_threads(CollapseGame::new(board), options, control),
     };
     search.elapsed = started.elapsed();
     finish(board, options, &best, search)
+}
+
+/// The search on `options.threads` threads (the module docs' "Threads"): thread `i` runs
+/// [`search::run`] on stream `i` of the seed with its share of the node budget; the best game
+/// wins, the lowest thread on a tie.
+fn run_threads<G: SearchGame + Send>(
+    root: G,
+    options: &SolveOptions,
+    control: &SolveControl,
+) -> (Vec<Position>, Effort) {
+    let threads = options.threads.get();
+    if threads == 1 {
+        return search::run(root, options, control, None, 0);
+    }
+    let budget = options.max_nodes.get();
+    let share = |thread: usize| {
+        let nodes = budget / threads as u64 + u64::from((thread as u64) < budget % threads as u64);
+        SolveOptions {
+            max_nodes: NodeBudget::parse(nodes.max(1)).unwrap_or(options.max_nodes),
+            ..*options
+        }
+    };
+    let results: Vec<(Vec<Position>, Effort)> = std::thread::scope(|scope| {
+        let others: Vec<_> = (1..threads)
+            .map(|thread| {
+                let (root, options) = (root.clone(), share(thread));
+                scope.spawn(move || search::run(root, &options, control, None, thread as u64))
+            })
+            .collect();
+        let first = search::run(root.clone(), &share(0), control, None, 0);
+        std::iter::once(first)
+            .chain(others.into_iter().map(|handle| match handle.join() {
+                Ok(result) => result,
+                Err(panic) => std::panic::resume_unwind(panic),
+            }))
+            .collect()
+    });
+    let score_of = |line: &[Position]| {
+        let mut game = root.clone();
+        let moves: i64 = line
+            .iter()
+            .map(|&at| options.rule.move_score(game.play(at, options.min_group)) as i64)
+            .sum();
+        moves + options.rule.end_bonus(game.tiles_left())
+    };
+    let mut best = 0;
+    let scores: Vec<i64> = results.iter().map(|(line, _)| score_of(line)).collect();
+    for (thread, &score) in scores.iter().enumerate() {
+        if score > scores[best] {
+            best = thread;
+        }
+    }
+    let effort = Effort {
+        nodes: results.iter().map(|(_, e)| e.nodes).sum(),
+        playouts: results.iter().map(|(_, e)| e.playouts).sum(),
+        levels_completed: results[0].1.levels_completed,
+        runs_completed: results.iter().map(|(_, e)| e.runs_completed).sum(),
+        elapsed: Duration::ZERO,
+        stop: results
+            .iter()
+            .map(|(_, e)| e.stop)
+            .find(|&stop| stop != SolveStop::Completed)
+            .unwrap_or(SolveStop::Completed),
+    };
+    let line = results.into_iter().nth(best).map(|(line, _)| line);
+    (line.unwrap_or_default(), effort)
 }
 
 /// Search effort and outcome, before the sequence is written out.

@@ -2,14 +2,13 @@
 //! range-checked values, the wall-clock limit, the search method and schedule, and the
 //! non-deterministic limits (clocks and a cancel flag).
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::EngineError;
 use crate::params::MinGroup;
 use crate::scoring::ScoringRule;
 
-#[cfg(doc)]
 use super::SolveStop;
 
 /// Node budget when a request leaves `max_nodes` at 0: one million taps, about 0.2 s on one core
@@ -118,6 +117,40 @@ impl ScreenWidth {
     }
 }
 
+/// Most threads one search may use ([`SolveThreads`]).
+pub const MAX_SOLVE_THREADS: u32 = 64;
+
+/// The threads of one search, `1..=`[`MAX_SOLVE_THREADS`]: root-parallel, each thread runs the
+/// schedule on its own share of the node budget with its own stream of the seed (see
+/// [`solve`](super::solve)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SolveThreads(u8);
+
+impl SolveThreads {
+    /// One thread: the search as it was before threads existed.
+    pub const ONE: Self = Self(1);
+
+    /// Parses a request value: 0 means one thread; otherwise `1..=64`.
+    ///
+    /// # Errors
+    /// [`EngineError::InvalidParameter`] naming `threads`.
+    pub fn parse(value: u32) -> Result<Self, EngineError> {
+        match value {
+            0 => Ok(Self::ONE),
+            1..=MAX_SOLVE_THREADS => Ok(Self(value as u8)),
+            _ => Err(EngineError::InvalidParameter {
+                field: "threads",
+                reason: format!("must be 1..={MAX_SOLVE_THREADS} (0 means 1), got {value}"),
+            }),
+        }
+    }
+
+    /// The thread count, `1..=64`.
+    pub fn get(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
 /// Parses a request's wall-clock limit in milliseconds: 0 means none; otherwise
 /// `1..=`[`MAX_SOLVE_MILLIS`].
 ///
@@ -151,6 +184,8 @@ pub struct SolveOptions {
     pub schedule: SolveSchedule,
     /// Which children each step of a level searches further.
     pub method: SolveMethod,
+    /// Threads the search runs on ([`SolveThreads::ONE`]: the calling thread only).
+    pub threads: SolveThreads,
 }
 
 /// Which children a step of an NMCS level of 2 or more searches with the level below.
@@ -206,6 +241,27 @@ pub struct SolveControl<'a> {
     pub cancel: Option<&'a AtomicBool>,
 }
 
+impl SolveControl<'_> {
+    /// The limit other than the node budget that has been reached now, if any: the cancel
+    /// flag first, then the caller's time limit, then the deadline.
+    pub(super) fn stop_now(&self) -> Option<SolveStop> {
+        if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Some(SolveStop::Cancelled);
+        }
+        if self.time_limit.is_none() && self.deadline.is_none() {
+            return None;
+        }
+        let now = Instant::now();
+        if self.time_limit.is_some_and(|t| now >= t) {
+            Some(SolveStop::TimeLimit)
+        } else if self.deadline.is_some_and(|d| now >= d) {
+            Some(SolveStop::Deadline)
+        } else {
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,5 +278,8 @@ mod tests {
         assert_eq!(ScreenWidth::parse(0).map(ScreenWidth::get), Ok(16));
         assert_eq!(ScreenWidth::parse(256).map(ScreenWidth::get), Ok(256));
         assert!(ScreenWidth::parse(257).is_err());
+        assert_eq!(SolveThreads::parse(0), Ok(SolveThreads::ONE));
+        assert_eq!(SolveThreads::parse(64).map(SolveThreads::get), Ok(64));
+        assert!(SolveThreads::parse(65).is_err());
     }
 }

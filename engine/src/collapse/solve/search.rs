@@ -1,8 +1,7 @@
 //! The search of [`solve`](super::solve): Nested Monte-Carlo Search levels over a
 //! [`SearchGame`], the schedule of levels and restarts, the limits, and the best game so far.
 
-use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::params::MinGroup;
 use crate::position::Position;
@@ -33,15 +32,26 @@ struct Search<'c, G> {
     best_score: i64,
     /// The taps of the last playout.
     playout_taps: Vec<Position>,
+    /// A score that ends the search at once when a game reaches it ([`SolveStop::Completed`]):
+    /// the clear goal's "every tile cleared".
+    target: Option<i64>,
     _game: std::marker::PhantomData<G>,
 }
 
-/// Runs the search on `root`: the best sequence and the effort.
+/// Runs the search on `root` with stream `stream` of the seed's ChaCha8 generator: the best
+/// sequence and the effort. A game scoring `target` or more ends the search at once, stopped
+/// as [`SolveStop::Completed`].
 pub(super) fn run<G: SearchGame>(
     root: G,
     options: &SolveOptions,
     control: &SolveControl,
+    target: Option<i64>,
+    stream: u64,
 ) -> (Vec<Position>, Effort) {
+    let mut rng = crate::rng_from_seed(options.seed);
+    if stream != 0 {
+        rng.set_stream(stream);
+    }
     let mut search = Search::<G> {
         rule: options.rule,
         min_group: options.min_group,
@@ -50,7 +60,7 @@ pub(super) fn run<G: SearchGame>(
             SolveMethod::Nmcs => None,
             SolveMethod::Screened(width) => Some(width.get()),
         },
-        rng: crate::rng_from_seed(options.seed),
+        rng,
         control,
         max_nodes: options.max_nodes.get(),
         nodes: 0,
@@ -61,6 +71,7 @@ pub(super) fn run<G: SearchGame>(
         best: Vec::new(),
         best_score: i64::MIN,
         playout_taps: Vec::new(),
+        target,
         _game: std::marker::PhantomData,
     };
     let mut moves = Vec::new();
@@ -112,22 +123,10 @@ impl<G: SearchGame> Search<'_, G> {
         if self.stop.is_some() {
             return true;
         }
-        let control = self.control;
         self.stop = if self.nodes >= self.max_nodes {
             Some(SolveStop::NodeBudget)
-        } else if control.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            Some(SolveStop::Cancelled)
-        } else if control.time_limit.is_some() || control.deadline.is_some() {
-            let now = Instant::now();
-            if control.time_limit.is_some_and(|t| now >= t) {
-                Some(SolveStop::TimeLimit)
-            } else if control.deadline.is_some_and(|d| now >= d) {
-                Some(SolveStop::Deadline)
-            } else {
-                None
-            }
         } else {
-            None
+            self.control.stop_now()
         };
         self.stop.is_some()
     }
@@ -152,6 +151,9 @@ impl<G: SearchGame> Search<'_, G> {
             self.best.clear();
             self.best.extend_from_slice(&self.path);
             self.best.extend_from_slice(&self.playout_taps);
+            if self.target.is_some_and(|target| total >= target) {
+                self.stop = Some(SolveStop::Completed);
+            }
         }
         score
     }

@@ -24,6 +24,7 @@ fn options(rule: ScoringRule, level: u32, max_nodes: u64) -> SolveOptions {
         max_nodes: NodeBudget::parse(max_nodes).unwrap(),
         schedule: SolveSchedule::Single,
         method: SolveMethod::Nmcs,
+        threads: SolveThreads::ONE,
     }
 }
 
@@ -244,4 +245,48 @@ fn screening_keeps_the_search_whole_and_deterministic() {
             (b.moves, b.nodes, b.playouts)
         );
     }
+}
+
+#[test]
+fn threads_share_the_budget_and_repeat_themselves() {
+    let mut rng = crate::rng_from_seed(5);
+    let cells: Vec<u32> = (0..14 * 14).map(|_| rng.random_range(1..=5)).collect();
+    let board = SettledBoard::try_from(Board::from_raw(14, 14, &cells).unwrap()).unwrap();
+    let one = SolveOptions {
+        schedule: SolveSchedule::Restarts,
+        method: SolveMethod::Screened(ScreenWidth::parse(0).unwrap()),
+        ..options(ScoringRule::SameGame, 2, 200_000)
+    };
+    let two = SolveOptions {
+        threads: SolveThreads::parse(2).unwrap(),
+        ..one
+    };
+    let first = solve(&board, &two, &SolveControl::default());
+    check_replays(&board, &two, &first);
+    assert_eq!(first.stop, SolveStop::NodeBudget);
+    // Each thread overshoots its half by at most one playout.
+    assert!(
+        first.nodes >= 200_000 && first.nodes < 200_000 + 2 * 196,
+        "{}",
+        first.nodes
+    );
+    let again = solve(&board, &two, &SolveControl::default());
+    assert_eq!((&first.moves, first.nodes), (&again.moves, again.nodes));
+    // Thread 0 is the one-thread search on half the budget, so two threads never score
+    // lower; thread 1 draws another stream, so the effort is not twice thread 0's.
+    let half = solve(
+        &board,
+        &SolveOptions {
+            max_nodes: NodeBudget::parse(100_000).unwrap(),
+            ..one
+        },
+        &SolveControl::default(),
+    );
+    assert!(
+        first.score >= half.score,
+        "{} < {}",
+        first.score,
+        half.score
+    );
+    assert_ne!(first.playouts, 2 * half.playouts);
 }
