@@ -239,7 +239,7 @@ async fn a_par_is_a_replayable_best_known_game_and_leaves_the_board_alone() {
         ..generate(10, 10, 5, 6)
     };
     let par = client
-        .generate_board(with_par.clone())
+        .generate_board(with_par)
         .await
         .unwrap()
         .into_inner();

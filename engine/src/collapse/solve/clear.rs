@@ -201,7 +201,7 @@ impl<G: SearchGame> DepthFirst<'_, G> {
         if self.stop.is_none() {
             self.stop = if self.nodes >= self.max_nodes {
                 Some(SolveStop::NodeBudget)
-            } else if self.nodes % 1024 == 0 {
+            } else if self.nodes.is_multiple_of(1024) {
                 self.control.stop_now()
             } else {
                 None
