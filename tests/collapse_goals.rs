@@ -63,6 +63,15 @@ async fn replayed(
     (replay.total_score, replay.tiles_left)
 }
 
+/// GenerateBoard's board for `request`.
+async fn board_of(
+    client: &mut proto::collapse_puzzle_client::CollapsePuzzleClient<tonic::transport::Channel>,
+    request: CollapseGenerateBoardRequest,
+) -> proto::Board {
+    let response = client.generate_board(request).await.unwrap();
+    response.into_inner().board.unwrap()
+}
+
 fn taps_of(response: &proto::CollapseSolveResponse) -> Vec<proto::Position> {
     response.moves.iter().map(|m| m.position.unwrap()).collect()
 }
@@ -72,23 +81,15 @@ async fn the_clear_goal_finds_lines_proves_and_says_when_it_does_not_know() {
     let server = TestServer::start(&[]);
     let mut client = server.collapse_client().await;
     // A board built to clear, and a uniform PopStar board: both are found clearable.
-    let built = client
-        .generate_board(CollapseGenerateBoardRequest {
+    let built = board_of(
+        &mut client,
+        CollapseGenerateBoardRequest {
             clearable: true,
             ..generate(10, 10, 5, 4)
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .board
-        .unwrap();
-    let uniform = client
-        .generate_board(generate(10, 10, 5, 1))
-        .await
-        .unwrap()
-        .into_inner()
-        .board
-        .unwrap();
+        },
+    )
+    .await;
+    let uniform = board_of(&mut client, generate(10, 10, 5, 1)).await;
     for board in [built, uniform] {
         let answer = client
             .solve(clear_request(board.clone(), 0))
@@ -137,13 +138,7 @@ async fn the_clear_goal_finds_lines_proves_and_says_when_it_does_not_know() {
     assert_eq!(exhausted.clear_proof(), proto::ClearProof::Exhausted);
     assert_eq!(exhausted.stranded_color, 0);
     // A 15x15 board on a tiny budget: unknown, with the game leaving the fewest tiles found.
-    let large = client
-        .generate_board(generate(15, 15, 6, 2))
-        .await
-        .unwrap()
-        .into_inner()
-        .board
-        .unwrap();
+    let large = board_of(&mut client, generate(15, 15, 6, 2)).await;
     let unknown = client
         .solve(clear_request(large.clone(), 2_000))
         .await
@@ -166,13 +161,7 @@ async fn the_clear_goal_finds_lines_proves_and_says_when_it_does_not_know() {
 async fn threads_are_capped_by_the_server_and_deterministic_per_count() {
     let server = TestServer::start(&["--solve-threads", "2"]);
     let mut client = server.collapse_client().await;
-    let board = client
-        .generate_board(generate(12, 12, 5, 9))
-        .await
-        .unwrap()
-        .into_inner()
-        .board
-        .unwrap();
+    let board = board_of(&mut client, generate(12, 12, 5, 9)).await;
     let request = |threads| CollapseSolveRequest {
         board: Some(board.clone()),
         scoring: proto::ScoringRule::Samegame.into(),
@@ -211,7 +200,12 @@ async fn threads_are_capped_by_the_server_and_deterministic_per_count() {
         &no_limits(),
     )
     .unwrap();
-    assert!(capped.score >= half.score, "{} < {}", capped.score, half.score);
+    assert!(
+        capped.score >= half.score,
+        "{} < {}",
+        capped.score,
+        half.score
+    );
     let status = client.solve(request(65)).await.unwrap_err();
     assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
     assert_eq!(bad_request_fields(&status), ["threads"]);
@@ -238,11 +232,7 @@ async fn a_par_is_a_replayable_best_known_game_and_leaves_the_board_alone() {
         par_nodes: 200_000,
         ..generate(10, 10, 5, 6)
     };
-    let par = client
-        .generate_board(with_par)
-        .await
-        .unwrap()
-        .into_inner();
+    let par = client.generate_board(with_par).await.unwrap().into_inner();
     assert_eq!(par.board, plain.board);
     assert_eq!(par.legal_group_count, plain.legal_group_count);
     assert_eq!(par.par_stop(), proto::SolveStop::NodeBudget);
