@@ -20,7 +20,7 @@ use matchgrid_engine::{
 };
 
 /// (width, height, colours) of each case, min_group 2.
-const CASES: [(u32, u32, u32); 8] = [
+const CASES: [(u32, u32, u32); 9] = [
     (4, 4, 3),
     (5, 5, 3),
     (6, 6, 3),
@@ -29,6 +29,7 @@ const CASES: [(u32, u32, u32); 8] = [
     (8, 8, 5),
     (10, 10, 5),
     (15, 15, 5),
+    (64, 64, 5),
 ];
 
 fn main() {

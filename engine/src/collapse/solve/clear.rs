@@ -232,14 +232,22 @@ impl<G: SearchGame> DepthFirst<'_, G> {
                 return Outcome::Cleared;
             }
             if child.stranded_color(min_group).is_none() {
-                children.push((child.orphan_count(), index, at, child));
+                children.push((child.orphan_count(), index, at));
             }
         }
         children.sort_unstable_by_key(|&(orphans, index, ..)| (orphans, index));
-        for (_, _, at, child) in &children {
-            match self.search(child) {
+        // Only the taps are kept, each child rebuilt when its turn comes: a stack of whole
+        // children would hold hundreds of boards a level on a deep, wide board.
+        for &(_, _, at) in &children {
+            if self.limit_reached() {
+                return Outcome::Stopped;
+            }
+            let mut child = game.clone();
+            child.play(at, min_group);
+            self.nodes += 1;
+            match self.search(&child) {
                 Outcome::Cleared => {
-                    self.line.push(*at);
+                    self.line.push(at);
                     return Outcome::Cleared;
                 }
                 Outcome::Stopped => return Outcome::Stopped,
