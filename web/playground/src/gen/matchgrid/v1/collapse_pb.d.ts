@@ -154,6 +154,28 @@ export declare type CollapseGenerateBoardRequest = Message<"matchgrid.v1.Collaps
    * @generated from field: bool clearable = 6;
    */
   clearable: boolean;
+
+  /**
+   * Node budget of a par search: 0 or unset means no par (as before this field existed);
+   * 1..=100,000,000 (about 20 s on 10x10), beyond is INVALID_ARGUMENT naming `par_nodes`.
+   * With a budget, the board is solved as Solve does with level 2, SCREENED (width 16),
+   * RESTARTS, one thread, seed `seed` and `par_scoring`, and the best game found is the par:
+   * the best score known for the board, never a proven optimum. Deterministic per request
+   * unless the call's deadline (or the server's request timeout) stops the search first
+   * (`par_stop` then says DEADLINE). On the PopStar 10x10 boards of seeds 1-8, 10^6 nodes
+   * (about 0.2 s each) total 44,280 and 2*10^7 nodes (about 3 s each) 47,100: a larger budget
+   * gives a harder par.
+   *
+   * @generated from field: uint64 par_nodes = 7;
+   */
+  parNodes: bigint;
+
+  /**
+   * Scoring rule of the par search; unset means POPSTAR.
+   *
+   * @generated from field: matchgrid.v1.ScoringRule par_scoring = 8;
+   */
+  parScoring: ScoringRule;
 };
 
 /**
@@ -189,6 +211,32 @@ export declare type CollapseGenerateBoardResponse = Message<"matchgrid.v1.Collap
    * @generated from field: repeated matchgrid.v1.Position clearing_line = 3;
    */
   clearingLine: Position[];
+
+  /**
+   * With `par_nodes`: the par, the best score the par search found under `par_scoring`
+   * (moves plus the end adjustment; what ReplayGame of `par_line` totals). 0 otherwise.
+   *
+   * @generated from field: int64 par_score = 4;
+   */
+  parScore: bigint;
+
+  /**
+   * With `par_nodes`: the taps of the par game, in order, each its group's representative
+   * (first cell row-major) on the board before the tap; the last leaves no legal group. Empty
+   * otherwise (or when the board has no legal group).
+   *
+   * @generated from field: repeated matchgrid.v1.Position par_line = 5;
+   */
+  parLine: Position[];
+
+  /**
+   * With `par_nodes`: why the par search stopped (NODE_BUDGET normally; COMPLETED only on a
+   * board with no legal group; DEADLINE when the call's deadline came first). UNSPECIFIED
+   * otherwise.
+   *
+   * @generated from field: matchgrid.v1.SolveStop par_stop = 6;
+   */
+  parStop: SolveStop;
 };
 
 /**
@@ -509,6 +557,30 @@ export declare type CollapseSolveRequest = Message<"matchgrid.v1.CollapseSolveRe
    * @generated from field: uint32 screen_width = 10;
    */
   screenWidth: number;
+
+  /**
+   * What to search for: the best score (unset, UNSPECIFIED or SCORE: as before this field
+   * existed) or a line that clears the board (CLEAR; see SolveGoal). An unknown value is
+   * INVALID_ARGUMENT naming `goal`.
+   *
+   * @generated from field: matchgrid.v1.SolveGoal goal = 11;
+   */
+  goal: SolveGoal;
+
+  /**
+   * Threads for this one search; unset or 0 means 1 (as before this field existed); 1..=64,
+   * beyond is INVALID_ARGUMENT naming `threads`. A value above the server's
+   * `--solve-threads` (default: the CPUs the server may use) is lowered to it, and the
+   * response says how many ran. The search is root-parallel: thread i runs the schedule on
+   * stream i of the seed's ChaCha8 generator with an equal share of `max_nodes` (thread 0
+   * gets the remainder first), and the best game wins (the lowest thread on a tie), so the
+   * answer is deterministic per seed, budget and thread count, and differs between thread
+   * counts. Each thread takes one of the server's heavy-work slots. The CLEAR goal runs on one
+   * thread whatever this says.
+   *
+   * @generated from field: uint32 threads = 12;
+   */
+  threads: number;
 };
 
 /**
@@ -637,11 +709,41 @@ export declare type CollapseSolveResponse = Message<"matchgrid.v1.CollapseSolveR
 
   /**
    * Runs of the whole level schedule that ran to the end: 0 or 1 with SINGLE, possibly more
-   * with RESTARTS.
+   * with RESTARTS (summed over the threads).
    *
    * @generated from field: uint32 runs_completed = 11;
    */
   runsCompleted: number;
+
+  /**
+   * With goal CLEAR: clearable, not clearable or unknown. UNSPECIFIED with goal SCORE.
+   *
+   * @generated from field: matchgrid.v1.Clearability clearability = 12;
+   */
+  clearability: Clearability;
+
+  /**
+   * With NOT_CLEARABLE: why. UNSPECIFIED otherwise.
+   *
+   * @generated from field: matchgrid.v1.ClearProof clear_proof = 13;
+   */
+  clearProof: ClearProof;
+
+  /**
+   * With CLEAR_PROOF_STRANDED_COLOR: the colour, 1..=16 (the first in colour order). 0
+   * otherwise.
+   *
+   * @generated from field: uint32 stranded_color = 14;
+   */
+  strandedColor: number;
+
+  /**
+   * Threads the search ran on, 1..=64; 0 when the request left `threads` unset (one thread),
+   * so an old request's answer keeps its bytes.
+   *
+   * @generated from field: uint32 threads = 15;
+   */
+  threads: number;
 };
 
 /**
@@ -662,7 +764,8 @@ export declare const CollapseSolveResponseSchema: GenMessage<CollapseSolveRespon
 export declare type CollapseReplayGameRequest = Message<"matchgrid.v1.CollapseReplayGameRequest"> & {
   /**
    * Where the game starts: a settled board (FAILED_PRECONDITION otherwise), or a generation
-   * request whose board (exactly GenerateBoard's for the same request) is the start. Required.
+   * request whose board (exactly GenerateBoard's for the same request; its par fields are not
+   * used) is the start. Required.
    *
    * @generated from oneof matchgrid.v1.CollapseReplayGameRequest.start
    */
@@ -949,6 +1052,121 @@ export enum ScoringRule {
  * Describes the enum matchgrid.v1.ScoringRule.
  */
 export declare const ScoringRuleSchema: GenEnum<ScoringRule>;
+
+/**
+ * What Solve searches for.
+ *
+ * @generated from enum matchgrid.v1.SolveGoal
+ */
+export enum SolveGoal {
+  /**
+   * SCORE.
+   *
+   * @generated from enum value: SOLVE_GOAL_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The highest score under `scoring`.
+   *
+   * @generated from enum value: SOLVE_GOAL_SCORE = 1;
+   */
+  SCORE = 1,
+
+  /**
+   * "Can this board still be cleared?" (docs/solver.md, "Can it still clear?"). First a
+   * colour count (a colour with fewer than `min_group` tiles can never be cleared), then a
+   * depth-first search with half of `max_nodes` that tries the taps leaving fewest orphan
+   * tiles first and tables the positions it has exhausted (on boards up to 16x16; at most
+   * 32 MiB), then Nested Monte-Carlo Search with the rest (the request's level and method,
+   * restarts, maximising the tiles cleared) that stops at the first game that clears every
+   * tile. The answer is in `clearability`; `moves` is the clearing line when CLEARABLE, the
+   * game leaving the fewest tiles found when UNKNOWN, and empty when NOT_CLEARABLE; the score
+   * fields score `moves` under `scoring`. `schedule` is not used; `stop` is COMPLETED when the
+   * question was decided.
+   *
+   * @generated from enum value: SOLVE_GOAL_CLEAR = 2;
+   */
+  CLEAR = 2,
+}
+
+/**
+ * Describes the enum matchgrid.v1.SolveGoal.
+ */
+export declare const SolveGoalSchema: GenEnum<SolveGoal>;
+
+/**
+ * The answer of the CLEAR goal.
+ *
+ * @generated from enum matchgrid.v1.Clearability
+ */
+export enum Clearability {
+  /**
+   * The goal was SCORE.
+   *
+   * @generated from enum value: CLEARABILITY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A clearing line was found: `moves` plays it and `tiles_left` is 0.
+   *
+   * @generated from enum value: CLEARABILITY_CLEARABLE = 1;
+   */
+  CLEARABLE = 1,
+
+  /**
+   * Proven: no tap sequence clears the board (`clear_proof` says how).
+   *
+   * @generated from enum value: CLEARABILITY_NOT_CLEARABLE = 2;
+   */
+  NOT_CLEARABLE = 2,
+
+  /**
+   * Neither a line nor a proof within the budget.
+   *
+   * @generated from enum value: CLEARABILITY_UNKNOWN = 3;
+   */
+  UNKNOWN = 3,
+}
+
+/**
+ * Describes the enum matchgrid.v1.Clearability.
+ */
+export declare const ClearabilitySchema: GenEnum<Clearability>;
+
+/**
+ * Why a board can never be cleared.
+ *
+ * @generated from enum matchgrid.v1.ClearProof
+ */
+export enum ClearProof {
+  /**
+   * Not NOT_CLEARABLE.
+   *
+   * @generated from enum value: CLEAR_PROOF_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A colour (`stranded_color`) has 1..min_group-1 tiles: they can never form a legal group.
+   *
+   * @generated from enum value: CLEAR_PROOF_STRANDED_COLOR = 1;
+   */
+  STRANDED_COLOR = 1,
+
+  /**
+   * The depth-first search tried every position reachable from the board (small boards).
+   *
+   * @generated from enum value: CLEAR_PROOF_EXHAUSTED = 2;
+   */
+  EXHAUSTED = 2,
+}
+
+/**
+ * Describes the enum matchgrid.v1.ClearProof.
+ */
+export declare const ClearProofSchema: GenEnum<ClearProof>;
 
 /**
  * Which moves each step of a Solve level of 2 or more searches with the level below.
