@@ -15,6 +15,9 @@
 // with PlayMove, the state of the last answer sent back each time. Level cells carry
 // data-jelly, data-blocker (hit points), data-lock, data-ingredient and data-exit; jelly is a
 // tinted square under the tile (darker for two layers), exits a green marker over it.
+//
+// Collapse lines (collapse_lines.ts): with "clearable" and "par nodes" set, GenerateBoard's
+// clearing line and par line are shown and can be replayed tap by tap through Tap.
 
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
@@ -28,6 +31,7 @@ import { GoalKind, LevelPolicy, LevelStatus } from "./gen/matchgrid/v1/level_pb.
 import type { Level, LevelState } from "./gen/matchgrid/v1/level_pb.js";
 import { goalKindName, parseLevel } from "./level_file.js";
 import { fallOrigins, key } from "./falls.js";
+import { initLines, linesNote, linesOf, showLines } from "./collapse_lines.js";
 import cherryDrop from "../../../examples/levels/cherry_drop.json";
 import iceWall from "../../../examples/levels/ice_wall.json";
 import jellyRows from "../../../examples/levels/jelly_rows.json";
@@ -642,14 +646,16 @@ function cascadeOptions() {
   };
 }
 
+/** The scoring control's values. */
+const SCORING: Record<string, ScoringRule> = {
+  popstar: ScoringRule.POPSTAR,
+  samegame: ScoringRule.SAMEGAME,
+  clickomania: ScoringRule.CLICKOMANIA,
+  bubble_breaker: ScoringRule.BUBBLE_BREAKER,
+};
+
 function scoring(): ScoringRule {
-  const value = $<HTMLSelectElement>("scoring").value;
-  return {
-    popstar: ScoringRule.POPSTAR,
-    samegame: ScoringRule.SAMEGAME,
-    clickomania: ScoringRule.CLICKOMANIA,
-    bubble_breaker: ScoringRule.BUBBLE_BREAKER,
-  }[value] ?? ScoringRule.POPSTAR;
+  return SCORING[$<HTMLSelectElement>("scoring").value] ?? ScoringRule.POPSTAR;
 }
 
 // ---- actions -----------------------------------------------------------------------------
@@ -663,14 +669,30 @@ async function generate() {
       seed: BigInt(numberInput("seed")),
     };
     resetGame();
+    showLines(null);
     if (family() === "swap") {
       const response = await swapApi.generateBoard({ ...request, minMoves: numberInput("min-moves") });
       await draw(fromApi(response.board));
       log(`generated: ${response.validSwapCount} valid swaps`);
     } else {
-      const response = await collapseApi.generateBoard({ ...request, minGroup: numberInput("min-group") });
+      // Clearable: a board built to clear, with its clearing line. Par nodes: a par search
+      // under the scoring control's rule, with its line (both replayed by collapse_lines.ts).
+      const minGroup = numberInput("min-group");
+      const clearable = $<HTMLInputElement>("clearable").checked;
+      const parNodes = BigInt(numberInput("par-nodes"));
+      const parScoring = scoring();
+      if (parNodes > 0n) say(`searching for a par (${parNodes} nodes)...`, true);
+      const response = await collapseApi.generateBoard({
+        ...request,
+        minGroup,
+        clearable,
+        ...(parNodes > 0n ? { parNodes, parScoring } : {}),
+      });
+      say("");
+      const lines = linesOf(response, minGroup, parNodes, parScoring);
       await draw(fromApi(response.board));
-      log(`generated: ${response.legalGroupCount} legal groups`);
+      showLines(lines);
+      log(`generated: ${response.legalGroupCount} legal groups${linesNote(lines)}`);
     }
     $<HTMLInputElement>("cascade-seed").value = String(numberInput("seed"));
     await showState();
@@ -681,6 +703,7 @@ async function load() {
   await run(async () => {
     const g = parseText($<HTMLTextAreaElement>("board-text").value);
     resetGame();
+    showLines(null);
     $<HTMLInputElement>("width").value = String(g.width);
     $<HTMLInputElement>("height").value = String(g.height);
     await draw(g);
@@ -849,47 +872,58 @@ async function animateCascade(
 async function tap(at: { row: number; col: number }) {
   await run(async () => {
     if (!grid) return;
-    const start = grid;
-    const response: TapResponse = await collapseApi.tap({
-      board: toApi(start),
-      position: at,
-      scoring: scoring(),
-      minGroup: numberInput("min-group"),
-    });
-    remember();
-    setMoves(moveCount + 1);
-    mark(response.cleared, "group");
-    await sleep(phaseMs());
-    mark(response.cleared, "cleared");
-    await sleep(phaseMs());
-    // A tile's final place is its fall's target moved by its column's shift; go back from it.
-    const unshift = new Map<number, number>();
-    for (const shift of response.columnShifts) unshift.set(shift.toCol, shift.fromCol);
-    const unfall = new Map<string, [number, number]>();
-    for (const fall of response.falls) {
-      if (fall.from && fall.to) unfall.set(key(fall.to.row, fall.to.col), [fall.from.row, fall.from.col]);
-    }
-    const after = fromApi(response.board);
-    const from = new Map<string, [number, number]>();
-    for (let row = 0; row < after.height; row++) {
-      for (let col = 0; col < after.width; col++) {
-        const beforeShift = unshift.get(col) ?? col;
-        const source = unfall.get(key(row, beforeShift)) ?? [row, beforeShift];
-        if (source[0] !== row || source[1] !== col) from.set(key(row, col), source);
-      }
-    }
-    await draw(after, from);
-    addScore(response.moveScore, `tap: +${response.moveScore}`);
-    log(
-      `tap (${at.row},${at.col}): ${cellChar(response.color)}x${response.cleared.length}, ` +
-        `${count(response.falls.length, "fall")}, ${count(response.columnShifts.length, "column shift")}, +${response.moveScore}`,
-    );
-    if (response.gameOver) {
-      addScore(BigInt(response.endBonus), `end bonus ${response.endBonus}`);
-      log(`game over: end bonus ${response.endBonus}, total ${response.totalScore}`);
-    }
+    await tapMove(at);
     await showState();
   });
+}
+
+/**
+ * One Tap on the drawn board with the page's rules, animated and counted (a move, its score
+ * and at game over the end bonus); the state panel is left to the caller. Replays of the
+ * clearing and par lines (collapse_lines.ts) play their taps through it.
+ */
+async function tapMove(at: { row: number; col: number }): Promise<TapResponse> {
+  if (!grid) throw new Error("no board");
+  const start = grid;
+  const response: TapResponse = await collapseApi.tap({
+    board: toApi(start),
+    position: at,
+    scoring: scoring(),
+    minGroup: numberInput("min-group"),
+  });
+  remember();
+  setMoves(moveCount + 1);
+  mark(response.cleared, "group");
+  await sleep(phaseMs());
+  mark(response.cleared, "cleared");
+  await sleep(phaseMs());
+  // A tile's final place is its fall's target moved by its column's shift; go back from it.
+  const unshift = new Map<number, number>();
+  for (const shift of response.columnShifts) unshift.set(shift.toCol, shift.fromCol);
+  const unfall = new Map<string, [number, number]>();
+  for (const fall of response.falls) {
+    if (fall.from && fall.to) unfall.set(key(fall.to.row, fall.to.col), [fall.from.row, fall.from.col]);
+  }
+  const after = fromApi(response.board);
+  const from = new Map<string, [number, number]>();
+  for (let row = 0; row < after.height; row++) {
+    for (let col = 0; col < after.width; col++) {
+      const beforeShift = unshift.get(col) ?? col;
+      const source = unfall.get(key(row, beforeShift)) ?? [row, beforeShift];
+      if (source[0] !== row || source[1] !== col) from.set(key(row, col), source);
+    }
+  }
+  await draw(after, from);
+  addScore(response.moveScore, `tap: +${response.moveScore}`);
+  log(
+    `tap (${at.row},${at.col}): ${cellChar(response.color)}x${response.cleared.length}, ` +
+      `${count(response.falls.length, "fall")}, ${count(response.columnShifts.length, "column shift")}, +${response.moveScore}`,
+  );
+  if (response.gameOver) {
+    addScore(BigInt(response.endBonus), `end bonus ${response.endBonus}`);
+    log(`game over: end bonus ${response.endBonus}, total ${response.totalScore}`);
+  }
+  return response;
 }
 
 // ---- level mode ----------------------------------------------------------------------------
@@ -1113,6 +1147,22 @@ $("level-start").addEventListener("click", () => void startLevel());
 $("level-simulate").addEventListener("click", () => void simulateLevel());
 showExample();
 $("scoring").addEventListener("change", () => void run(showState));
+$("clearable").addEventListener("change", () => void generate());
+initLines({
+  run,
+  restart: async (lines, rule) => {
+    resetGame();
+    $<HTMLInputElement>("min-group").value = String(lines.minGroup);
+    const value = Object.keys(SCORING).find((name) => SCORING[name] === rule);
+    if (value) $<HTMLSelectElement>("scoring").value = value;
+    await draw(fromApi(lines.board));
+    await showState();
+  },
+  tap: tapMove,
+  showState,
+  score: () => totalScore,
+  log,
+});
 $("speed").addEventListener("change", () => {
   document.documentElement.style.setProperty("--ms", `${Math.round(phaseMs() * 0.8)}ms`);
 });

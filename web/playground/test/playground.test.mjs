@@ -28,7 +28,7 @@ import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import puppeteer from "puppeteer-core";
 import { build } from "esbuild";
 
-import { CollapsePuzzle, ScoringRule } from "../src/gen/matchgrid/v1/collapse_pb.js";
+import { CollapsePuzzle, ScoringRule, SolveStop } from "../src/gen/matchgrid/v1/collapse_pb.js";
 import { RefillMode, SwapPuzzle } from "../src/gen/matchgrid/v1/swap_pb.js";
 import { LevelPolicy, LevelStatus } from "../src/gen/matchgrid/v1/level_pb.js";
 
@@ -409,6 +409,141 @@ test("a collapse tap draws Tap's board", async () => {
   assert.equal((await drawnBoard()).text, text(generated.board), "undo brings the tapped group back");
   assert.equal(await page.$eval("#move-count", (el) => el.textContent), "0");
   assert.equal(await page.$eval("#score", (el) => el.textContent), "0");
+});
+
+/** Tiles the page draws on the board (cells that are not empty). */
+async function drawnTiles() {
+  return page.$$eval("#board .cell", (cells) => cells.filter((el) => el.dataset.color !== "0").length);
+}
+
+test("clearable: the page asks for a clearable board and its clearing line, replayed through Tap, empties the board", async () => {
+  await page.select("#family", "collapse");
+  await idle();
+  await page.select("#speed", "fast");
+  await page.select("#scoring", "popstar");
+  await idle();
+  const params = { width: 8, height: 8, colors: 5, seed: 11 };
+  await setInput("#width", params.width);
+  await setInput("#height", params.height);
+  await setInput("#colors", params.colors);
+  await setInput("#seed", params.seed);
+  await setInput("#min-group", 2);
+  await setInput("#par-nodes", 0);
+  assert.equal(await page.$eval("#clearable", (el) => el.checked), false, "clearable is off by default");
+  assert.equal(await page.$eval("#lines", (el) => el.hidden), true, "no lines without clearable or par nodes");
+  await page.click("#clearable"); // the switch regenerates the board
+  await idle();
+  const request = { ...params, seed: BigInt(params.seed), minGroup: 2, clearable: true };
+  const generated = await collapseApi.generateBoard(request);
+  const line = generated.clearingLine;
+  assert.ok(line.length > 0, "GenerateBoard with clearable sends a clearing line");
+  assert.equal((await drawnBoard()).text, text(generated.board), "the page draws the clearable board");
+  assert.equal(await page.$eval("#clear-text", (el) => el.dataset.taps), String(line.length));
+  assert.match(await page.$eval("#clear-text", (el) => el.textContent), new RegExp(`clears in ${line.length} taps`));
+  assert.equal(await page.$eval("#par-info", (el) => el.hidden), true, "no par without par nodes");
+
+  // A tap first: the replay starts again from the generated board.
+  const first = (await collapseApi.checkDeadState({ board: generated.board, minGroup: 2 })).groups.at(-1).representative;
+  await clickCell(first.row, first.col);
+  await idle();
+  assert.equal(await page.$eval("#move-count", (el) => el.textContent), "1");
+
+  await page.click("#replay-clear");
+  await idle();
+  const replayed = await collapseApi.replayGame({
+    start: { case: "generate", value: request },
+    taps: line,
+    scoring: ScoringRule.POPSTAR,
+    minGroup: 2,
+  });
+  assert.equal(replayed.rejected, undefined);
+  assert.equal(replayed.tilesLeft, 0, "ReplayGame of the clearing line empties the board");
+  const drawn = await drawnBoard();
+  assert.ok(drawn.cells.every((v) => v === 0), `no tile left on the drawn board: ${drawn.text}`);
+  assert.equal(await drawnTiles(), 0, "no tile drawn");
+  assert.equal(drawn.text, text(replayed.board));
+  const status = await page.$eval("#replay-status", (el) => ({ ...el.dataset, text: el.textContent }));
+  assert.equal(status.line, "clear");
+  assert.equal(status.done, "true");
+  assert.equal(status.tilesLeft, "0");
+  assert.equal(status.text, `cleared in ${line.length} taps: no tiles left`);
+  assert.match(await page.$eval("#dead", (el) => el.textContent), /^game over: 0 tiles left/);
+  assert.equal(await page.$eval("#move-count", (el) => el.textContent), String(line.length), "one move per tap");
+  assert.equal(await page.$eval("#score", (el) => el.textContent), String(replayed.totalScore), "ReplayGame's total");
+});
+
+test("par nodes: the page shows GenerateBoard's par, and show par line plays it to the par score", async () => {
+  await page.select("#family", "collapse");
+  await idle();
+  await page.select("#speed", "fast");
+  await page.select("#scoring", "popstar");
+  await idle();
+  const params = { width: 8, height: 8, colors: 4, seed: 5 };
+  await setInput("#width", params.width);
+  await setInput("#height", params.height);
+  await setInput("#colors", params.colors);
+  await setInput("#seed", params.seed);
+  await setInput("#min-group", 2);
+  if (await page.$eval("#clearable", (el) => el.checked)) {
+    await page.click("#clearable");
+    await idle();
+  }
+  await setInput("#par-nodes", 20000);
+  await page.click("#generate");
+  await idle();
+  const request = { ...params, seed: BigInt(params.seed), minGroup: 2, parNodes: 20000n, parScoring: ScoringRule.POPSTAR };
+  const generated = await collapseApi.generateBoard(request);
+  assert.equal(generated.parStop, SolveStop.NODE_BUDGET, "the par search spent its budget");
+  assert.ok(generated.parLine.length > 0 && generated.parScore > 0n);
+  assert.equal((await drawnBoard()).text, text(generated.board), "the par fields leave the board as it is");
+  assert.equal(await page.$eval("#clear-info", (el) => el.hidden), true, "no clearing line without clearable");
+  const par = await page.$eval("#par-text", (el) => ({ ...el.dataset, text: el.textContent }));
+  assert.equal(par.parScore, String(generated.parScore));
+  assert.equal(par.parStop, "NODE_BUDGET");
+  assert.equal(par.text, `par ${generated.parScore} (best known)`);
+
+  // Under another rule the par line is still played under the par's (PopStar).
+  await page.select("#scoring", "clickomania");
+  await idle();
+  await page.$eval("#score", (score) => {
+    window.scoreTrail = [];
+    window.scoreObserver?.disconnect();
+    // Every value set, also two in one task (the last tap's score, then its end bonus).
+    window.scoreObserver = new MutationObserver((records) => {
+      for (const r of records) for (const node of r.addedNodes) window.scoreTrail.push(node.textContent);
+    });
+    window.scoreObserver.observe(score, { childList: true, characterData: true, subtree: true });
+  });
+  await page.click("#show-par");
+  await idle();
+  await page.evaluate(() => window.scoreObserver.disconnect());
+  assert.equal(await page.$eval("#scoring", (el) => el.value), "popstar", "the par line plays under the par's rule");
+  const replayed = await collapseApi.replayGame({
+    start: { case: "generate", value: request },
+    taps: generated.parLine,
+    scoring: ScoringRule.POPSTAR,
+    minGroup: 2,
+  });
+  assert.equal(replayed.rejected, undefined);
+  assert.equal(replayed.totalScore, generated.parScore, "ReplayGame of the par line totals the par");
+  const score = await page.$eval("#score", (el) => el.textContent);
+  assert.equal(score, String(generated.parScore), "the shown score ends at the par score");
+  assert.equal((await drawnBoard()).text, text(replayed.board), "the drawn board is ReplayGame's final board");
+  assert.equal(await page.$eval("#move-count", (el) => el.textContent), String(generated.parLine.length));
+  // The score counted up tap by tap, not set at the end.
+  const trail = await page.evaluate(() => window.scoreTrail);
+  let sum = 0n;
+  const expected = ["0"];
+  for (const move of replayed.moves) expected.push(String((sum += move.moveScore)));
+  if (replayed.endBonus !== 0n) expected.push(String(sum + BigInt(replayed.endBonus)));
+  assert.deepEqual(trail.filter((v, i) => i === 0 || v !== trail[i - 1]), expected, "the score after each tap");
+  const status = await page.$eval("#replay-status", (el) => ({ ...el.dataset, text: el.textContent }));
+  assert.equal(status.line, "par");
+  assert.equal(status.done, "true");
+  assert.equal(status.score, String(generated.parScore));
+  assert.equal(status.text, `par line played: ${generated.parLine.length} taps, score ${score} = par ${generated.parScore}`);
+  assert.equal(await page.$eval("#dead", (el) => el.dataset.dead), "true", "the par line ends the game");
+  await setInput("#par-nodes", 0);
 });
 
 test("an unstable pasted board: a readable message and Settle, which draws ResolveCascade's board without a swap", async () => {
