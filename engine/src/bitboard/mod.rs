@@ -160,21 +160,26 @@ impl ColorPlanes {
         self.words[base + to] |= 1 << col;
     }
 
-    /// The cells holding any colour, row by row.
-    pub(crate) fn occupied(&self) -> CellSet {
-        let mut set = CellSet::new();
-        for color in 1..=self.colors {
-            let plane = &self.plane(color)[PAD_ABOVE..PAD_ABOVE + self.height];
-            for (out, &line) in set.rows_mut().iter_mut().zip(plane) {
-                *out |= line;
-            }
-        }
-        set
+    /// Row `row` (`0..height`) of every plane at once: the cells holding a colour.
+    #[inline]
+    pub(crate) fn occupied_row(&self, row: usize) -> u64 {
+        (0..self.colors).fold(0, |line, color| {
+            line | self.words[color * self.stride + PAD_ABOVE + row]
+        })
     }
 
     /// The planes of a board.
     pub(crate) fn of(board: &Board) -> Self {
         Self::new(board.cells(), board.width(), board.height())
+    }
+
+    /// Makes these the planes of `board` (of any size), reusing the storage: the same planes
+    /// as [`ColorPlanes::of`] gives.
+    pub(crate) fn rebuild_for(&mut self, board: &Board) {
+        self.width = board.width();
+        self.height = board.height();
+        self.stride = PAD_ABOVE + self.height + PAD_BELOW;
+        self.rebuild(board.cells(), self.width);
     }
 
     /// Row `row` (`0..height`) of colour `color`'s plane: bit `c` set when cell `(row, c)`

@@ -22,12 +22,26 @@ pub(crate) struct KindMasks {
 impl KindMasks {
     /// The masks of `level`, whose colour planes are `planes`.
     pub(in crate::swap) fn of(level: &LevelBoard, planes: &ColorPlanes) -> Self {
-        let (width, height) = (level.width(), level.height());
         let mut masks = Self {
             tiles: CellSet::new(),
             specials: CellSet::new(),
             bombs: CellSet::new(),
         };
+        masks.refresh(level, planes, 0);
+        masks
+    }
+
+    /// Makes these the masks of `level` (of any size), in place: the same masks as
+    /// [`KindMasks::of`] gives, when no row from `stale_rows` on holds a bit (masks of a board
+    /// at most `stale_rows` high).
+    pub(in crate::swap) fn refresh(
+        &mut self,
+        level: &LevelBoard,
+        planes: &ColorPlanes,
+        stale_rows: usize,
+    ) {
+        let (width, height) = (level.width(), level.height());
+        let masks = self;
         for (row, line) in level.kinds().chunks_exact(width).enumerate() {
             let (mut specials, mut bombs) = (0u64, 0u64);
             // Specials are few: one test per cell, work only for the specials.
@@ -42,11 +56,14 @@ impl KindMasks {
             masks.specials.set_row(row, specials);
             masks.bombs.set_row(row, bombs);
         }
-        masks.tiles = planes.occupied();
         for row in 0..height {
-            masks.tiles.union_row(row, masks.bombs.row(row));
+            masks
+                .tiles
+                .set_row(row, planes.occupied_row(row) | masks.bombs.row(row));
         }
-        masks
+        for set in [&mut masks.tiles, &mut masks.specials, &mut masks.bombs] {
+            set.rows_mut()[height..stale_rows.max(height)].fill(0);
+        }
     }
 
     /// Exchanges the tiles of cells `(a_row, a_col)` and `(b_row, b_col)`, both holding one.

@@ -143,8 +143,8 @@ pub(super) fn greedy_ranking(level: &Level, state: &LevelState) -> Result<Vec<Sw
     debug_assert!(obstacles::is_obstacle_stable(&board));
     let progress = level.progress(state);
     let before = Standing::of(&board, state.score, state.counts.clone());
-    let prepared = obstacles::Prepared::of(&board);
-    let (mut after, mut scratch) = (board.clone(), prepared.clone());
+    let prepared = obstacles::Prepared::reused_for(&board);
+    let (mut after, mut scratch) = (board.clone(), obstacles::Prepared::reused_for(&board));
     let mut ranked = Vec::new();
     for (order, (swap, _)) in obstacle_valid_swaps(&board).into_iter().enumerate() {
         let mut tally = LevelTally::default();
@@ -165,6 +165,8 @@ pub(super) fn greedy_ranking(level: &Level, state: &LevelState) -> Result<Vec<Sw
         );
         ranked.push((value, score, order, swap));
     }
+    obstacles::Prepared::recycle(prepared);
+    obstacles::Prepared::recycle(scratch);
     ranked.sort_by(|x, y| y.0.total_cmp(&x.0).then(y.1.cmp(&x.1)).then(x.2.cmp(&y.2)));
     Ok(ranked.into_iter().map(|(.., swap)| swap).collect())
 }

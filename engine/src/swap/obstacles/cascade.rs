@@ -2,6 +2,8 @@
 //! section 6 does with locked tiles spared, hits the cells it reaches (jelly, blockers, locks),
 //! settles with fixed cells, collects ingredients at exits; the one cascade loop runs it.
 
+use std::cell::RefCell;
+
 use rand::Rng;
 
 use super::arrange::shuffle_obstacles;
@@ -64,6 +66,19 @@ pub(crate) struct Prepared {
     gravity: Box<Masks>,
     /// The step buffers, with the board's locked tiles.
     cells: Box<StepCells>,
+    /// The colours of the board before a step's clearing (a buffer reused from step to step).
+    colors_before: Vec<u8>,
+}
+
+/// Spare bitboards a thread keeps at most.
+const MAX_SPARES: usize = 4;
+
+thread_local! {
+    /// Bitboards of this thread's finished cascades and rankings, kept for the next ones to
+    /// reuse their storage (about 7 KiB each) instead of allocating and zeroing it every turn.
+    // Boxed: a `Prepared` holds 1.5 KiB of kind masks inline, and a spare moves in and out.
+    #[allow(clippy::vec_box)]
+    static SPARES: RefCell<Vec<Box<Prepared>>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Prepared {
@@ -72,15 +87,55 @@ impl Prepared {
         let planes = ColorPlanes::of(board.level().board());
         let masks = KindMasks::of(board.level(), &planes);
         let mut cells = Box::new(StepCells::new());
-        let width = board.level().width();
-        for (index, _) in board.locks().iter().enumerate().filter(|(_, lock)| **lock) {
-            cells.locked.insert(index / width, index % width);
-        }
+        Self::insert_locks(&mut cells.locked, board);
         Self {
             planes,
             masks,
             gravity: Box::new(Masks::of(board)),
             cells,
+            colors_before: Vec::new(),
+        }
+    }
+
+    /// The bitboards of `board`, in the storage of bitboards this thread handed back
+    /// ([`Prepared::recycle`]) when it has some: the same bitboards as [`Prepared::of`] gives.
+    pub(crate) fn reused_for(board: &ObstacleBoard) -> Box<Self> {
+        let Some(mut bits) = SPARES.with_borrow_mut(Vec::pop) else {
+            return Box::new(Self::of(board));
+        };
+        // Every set of the last board is zero from its height on.
+        let stale_rows = bits.planes.height();
+        bits.planes.rebuild_for(board.level().board());
+        bits.masks.refresh(board.level(), &bits.planes, stale_rows);
+        bits.gravity.refresh(board);
+        let StepCells {
+            cleared,
+            in_group,
+            locked,
+            unlocked,
+            struck,
+        } = &mut *bits.cells;
+        for set in [cleared, in_group, locked, unlocked, struck] {
+            set.clear_rows(stale_rows);
+        }
+        Self::insert_locks(&mut bits.cells.locked, board);
+        bits
+    }
+
+    /// Hands `bits` back for the next cascade or ranking on this thread to reuse.
+    pub(crate) fn recycle(bits: Box<Self>) {
+        SPARES.with_borrow_mut(|spares| {
+            if spares.len() < MAX_SPARES {
+                spares.push(bits);
+            }
+        });
+    }
+
+    /// Adds the locked tiles of `board` to `locked`.
+    fn insert_locks(locked: &mut CellSet, board: &ObstacleBoard) {
+        let width = board.level().width();
+        for (index, _) in board.locks().iter().enumerate().filter(|(_, lock)| **lock) {
+            locked.insert(index / width, index % width);
         }
     }
 
@@ -239,7 +294,10 @@ impl CascadeBoard for ObstacleCascade<'_> {
             self.bits.cells.in_group.clear_rows(height);
             return true;
         }
-        self.bits.cells.in_group = self.search.matched(&self.bits.planes);
+        // Rows past the height are empty already.
+        self.bits.cells.in_group.clear_rows(height);
+        self.search
+            .add_matched(&self.bits.planes, &mut self.bits.cells.in_group);
         debug_assert!(
             self.bits.cells.in_group == self.bits.planes.matched(),
             "a run outside {:?}",
@@ -259,7 +317,9 @@ impl CascadeBoard for ObstacleCascade<'_> {
 
     fn clear(&mut self, groups: &[Group], specials: bool) -> StepClearing {
         let combination = self.combination();
-        let colors_before = self.board.level().board().cells().to_vec();
+        let colors_before = &mut self.bits.colors_before;
+        colors_before.clear();
+        colors_before.extend_from_slice(self.board.level().board().cells());
         let mut clearing = clear_step(
             self.board.level_mut(),
             (&mut self.bits.planes, &mut self.bits.masks),
@@ -349,11 +409,13 @@ pub(crate) fn obstacle_swap<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?
     exchange(board.level_mut(), a, b);
     let trigger = Trigger { a, b, combination };
     let search = RunSearch::after_swap(swap, [board.level().color(a), board.level().color(b)]);
-    let mut bits = Prepared::of(&board);
+    let mut bits = Prepared::reused_for(&board);
     let mut cascading =
         ObstacleCascade::with(&mut board, &mut bits, (Some(trigger), search), tally);
-    let totals = run_cascade::<RECORD, _, R, S>(&mut cascading, 0, options, rng, sink)?;
-    Ok((finish(board, &bits, totals, options, rng), totals))
+    let totals = run_cascade::<RECORD, _, R, S>(&mut cascading, 0, options, rng, sink);
+    let summary = totals.map(|totals| (finish(board, &bits, totals, options, rng), totals));
+    Prepared::recycle(bits);
+    summary
 }
 
 /// The certain outcome of `swap` (valid) on `board` (stable, its bitboards `prepared`): its
@@ -424,10 +486,12 @@ pub(crate) fn resolve_obstacle_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>
         SwapBoard::obstacles(board.clone())
     })?;
     let everywhere = RunSearch::everywhere(board.level().height());
-    let mut bits = Prepared::of(&board);
+    let mut bits = Prepared::reused_for(&board);
     let mut cascading = ObstacleCascade::with(&mut board, &mut bits, (None, everywhere), tally);
-    let totals = run_cascade::<true, _, R, S>(&mut cascading, settling_steps, options, rng, sink)?;
-    Ok(finish(board, &bits, totals, options, rng))
+    let totals = run_cascade::<true, _, R, S>(&mut cascading, settling_steps, options, rng, sink);
+    let summary = totals.map(|totals| finish(board, &bits, totals, options, rng));
+    Prepared::recycle(bits);
+    summary
 }
 
 /// Judges the settled, run-free final board (its bitboards at hand): stable (always after

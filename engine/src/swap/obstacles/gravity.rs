@@ -117,10 +117,22 @@ impl Masks {
         masks
     }
 
-    /// Rewrites the masks for `board` (the same size as before, or any size on a fresh one).
+    /// Rewrites the masks for `board`, of any size: the same masks as [`Masks::of`] gives.
     pub(super) fn refresh(&mut self, board: &ObstacleBoard) {
         let level = board.level();
         let (width, height) = (level.width(), level.height());
+        // Rows past the new height are kept zero, as on fresh masks.
+        let stale = height..self.height.max(height);
+        for rows in [
+            &mut self.holes,
+            &mut self.fixed,
+            &mut self.movable,
+            &mut self.below_fixed,
+            &mut self.ingredients,
+            &mut self.exits,
+        ] {
+            rows[stale.clone()].fill(0);
+        }
         self.width = width;
         self.height = height;
         self.full = u64::MAX >> (64 - width);

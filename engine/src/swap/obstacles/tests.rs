@@ -415,3 +415,40 @@ fn the_digest_of_a_board_with_level_layers_is_the_documented_one() {
     let expected: [u8; 32] = outer.finalize().into();
     assert_eq!(board.digest(), expected);
 }
+
+#[test]
+fn bitboards_reused_from_a_board_of_another_size_give_the_same_cascades() {
+    // Each thread keeps the bitboards of its finished cascades for the next ones: a cascade
+    // after boards of other sizes (taller, wider, smaller, with locks where this one has none)
+    // must play exactly as on a thread that has run nothing before.
+    let boards = [
+        "RGB/RBG/R+GB/GX1G",
+        "G-GGR~B/RBRBR",
+        "R\"RR/GBG",
+        "GBG/RRR/X1BG",
+        "R~RRR/GBGB",
+        // Its lock at (0, 0) outlasts the cascade; the next board's group runs through (0, 0).
+        "G~BGY/RRRB",
+        "RRR/X2GB",
+    ];
+    let fresh: Vec<CascadeOutcome> = boards
+        .iter()
+        .map(|&text| std::thread::spawn(move || as_given(text)).join().unwrap())
+        .collect();
+    for round in 0..2 {
+        for (text, expected) in boards.iter().zip(&fresh) {
+            assert_eq!(&as_given(text), expected, "{text}, round {round}");
+        }
+        for (text, expected) in boards.iter().rev().zip(fresh.iter().rev()) {
+            assert_eq!(
+                &as_given(text),
+                expected,
+                "{text}, backwards, round {round}"
+            );
+        }
+    }
+    let expected = std::thread::spawn(|| swapped("*RGX1/GBRB", (0, 0), (0, 1)))
+        .join()
+        .unwrap();
+    assert_eq!(swapped("*RGX1/GBRB", (0, 0), (0, 1)), expected);
+}
