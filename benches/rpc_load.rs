@@ -96,6 +96,15 @@ struct Echo {
 
 #[tonic::async_trait]
 impl SwapPuzzle for Echo {
+    type SimulateWithProgressStream = matchgrid::server::services::SimulateProgressStream;
+
+    async fn simulate_with_progress(
+        &self,
+        _: Request<proto::SimulateWithProgressRequest>,
+    ) -> Result<Response<Self::SimulateWithProgressStream>, Status> {
+        Err(Status::unimplemented("echo"))
+    }
+
     async fn generate_board(
         &self,
         _: Request<proto::SwapGenerateBoardRequest>,

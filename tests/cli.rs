@@ -509,6 +509,7 @@ fn collapse_solve_screened_sends_the_method_and_width() {
     let context = SearchContext {
         deadline: None,
         cancel: Default::default(),
+        progress: None,
     };
     let expected = rpc::solve(request.clone(), &context).unwrap();
     let taps: Vec<String> = expected

@@ -36,6 +36,7 @@ fn no_limits() -> SearchContext {
     SearchContext {
         deadline: None,
         cancel: Default::default(),
+        progress: None,
     }
 }
 
@@ -78,7 +79,9 @@ fn taps_of(response: &proto::CollapseSolveResponse) -> Vec<proto::Position> {
 
 #[tokio::test]
 async fn the_clear_goal_finds_lines_proves_and_says_when_it_does_not_know() {
-    let server = TestServer::start(&[]);
+    // A debug build on a loaded machine may take longer than the default 5 s per search: a
+    // deadline would end it early and make the repeat differ.
+    let server = TestServer::start(&["--request-timeout", "120s"]);
     let mut client = server.collapse_client().await;
     // A board built to clear, and a uniform PopStar board: both are found clearable.
     let built = board_of(
@@ -113,6 +116,7 @@ async fn the_clear_goal_finds_lines_proves_and_says_when_it_does_not_know() {
             .await
             .unwrap()
             .into_inner();
+        assert_eq!(again.stop(), proto::SolveStop::Completed);
         assert_eq!(
             (again.moves, again.nodes),
             (answer.moves.clone(), answer.nodes)

@@ -27,6 +27,7 @@ fn no_limits() -> SearchContext {
     SearchContext {
         deadline: None,
         cancel: Default::default(),
+        progress: None,
     }
 }
 

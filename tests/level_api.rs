@@ -657,6 +657,7 @@ fn simulate(request: SwapSimulateRequest) -> Result<proto::SwapSimulateResponse,
     let context = SearchContext {
         deadline: None,
         cancel: Default::default(),
+        progress: None,
     };
     rpc::simulate(request, Some(&context))
 }
@@ -779,6 +780,7 @@ fn simulate_of_a_level_past_its_deadline_is_work_deadline() {
     let context = SearchContext {
         deadline: Some(std::time::Instant::now()),
         cancel: Default::default(),
+        progress: None,
     };
     let status = rpc::simulate(
         SwapSimulateRequest {

@@ -120,6 +120,7 @@ async fn reflection_serves_file_descriptors_with_their_dependencies() {
                 "Simulate",
                 "StartLevel",
                 "PlayMove",
+                "SimulateWithProgress",
             ][..],
         ),
         (

@@ -808,10 +808,12 @@ fn long_work_honours_the_deadline_and_cancellation() {
     let past = SearchContext {
         deadline: Some(std::time::Instant::now()),
         cancel: Default::default(),
+        progress: None,
     };
     let cancelled = SearchContext {
         deadline: None,
         cancel: std::sync::Arc::new(true.into()),
+        progress: None,
     };
     for context in [&past, &cancelled] {
         let stopped = rpc::simulate(

@@ -5,7 +5,8 @@ use clap::{Args, Subcommand, ValueEnum};
 use tonic::transport::Channel;
 
 use super::collapse_text::{groups_text, replay_text, solve_text, tap_text};
-use super::render::{board_summary, emit, position_text, with_progress};
+use super::progress::with_progress;
+use super::render::{board_summary, emit, position_text};
 use super::{
     ClientArgs, Failure, board_notation, connect, parse_board, parse_position, reply, side,
 };

@@ -9,7 +9,8 @@ use tonic::transport::Channel;
 
 use super::level_file::{LevelFile, read_level_file};
 use super::level_text::{move_text, replay_text, simulate_text, start_text};
-use super::render::{emit, with_progress};
+use super::progress::simulate_with_progress;
+use super::render::emit;
 use super::{ClientArgs, Failure, connect, parse_position, reply};
 use crate::proto::{self, swap_puzzle_client::SwapPuzzleClient};
 
@@ -323,7 +324,7 @@ async fn simulate(
         search_depth: search.then_some(command.depth),
         ..Default::default()
     };
-    let response = with_progress("simulating", 0, client.simulate(request)).await;
+    let response = simulate_with_progress(client, request).await;
     emit(json, &reply(response)?, |r| {
         simulate_text(&file.level, &label, r)
     })

@@ -8,8 +8,9 @@
 //! - `level`, `level_file` and `level_text`: level play (docs/rules.md section 8) from a level
 //!   file (docs/levels.md), the file's reader, and the text of the answers;
 //! - `swap_text` and `collapse_text`: the text form of each family's answers;
-//! - `render`: boards, positions and swaps as text, the choice between text and JSON, and the
-//!   progress bar of long calls.
+//! - `render`: boards, positions and swaps as text, and the choice between text and JSON;
+//! - `progress`: the progress bars of long calls (Solve against time, Simulate against its
+//!   games).
 
 mod collapse;
 mod collapse_text;
@@ -17,6 +18,7 @@ mod connection;
 mod level;
 pub mod level_file;
 mod level_text;
+mod progress;
 mod render;
 mod swap;
 mod swap_text;

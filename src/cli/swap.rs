@@ -4,7 +4,8 @@
 use clap::{Args, Subcommand, ValueEnum};
 use tonic::transport::Channel;
 
-use super::render::{board_summary, emit, with_progress};
+use super::progress::simulate_with_progress;
+use super::render::{board_summary, emit};
 use super::swap_text::{
     dead_text, hint_text, replay_text, resolve_text, simulate_text, validate_text,
 };
@@ -432,6 +433,6 @@ async fn simulate(client: &mut Client, json: bool, command: SwapSimulate) -> Res
         max_steps: 0,
         ..Default::default()
     };
-    let response = with_progress("simulating", 0, client.simulate(request)).await;
+    let response = simulate_with_progress(client, request).await;
     emit(json, &reply(response)?, simulate_text)
 }

@@ -7,7 +7,7 @@
 //! period past the request timeout so that its answer is not replaced by `SERVER_TIMEOUT`.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -193,6 +193,24 @@ impl Admission {
         Resp: prost::Message + Send + 'static,
         E: IntoStatus + Send + 'static,
     {
+        self.run_search_reporting(request, slots, None, handler)
+            .await
+    }
+
+    /// [`Admission::run_search`], the search counting its finished work in `progress` (its
+    /// [`SearchContext::progress`]) for the caller to report while it runs.
+    pub async fn run_search_reporting<Req, Resp, E>(
+        &self,
+        request: Request<Req>,
+        slots: usize,
+        progress: Option<Arc<AtomicU32>>,
+        handler: fn(Req, ServiceLimits, SearchContext) -> Result<Resp, E>,
+    ) -> Result<Response<Resp>, Status>
+    where
+        Req: Send + 'static,
+        Resp: prost::Message + Send + 'static,
+        E: IntoStatus + Send + 'static,
+    {
         let started = Instant::now();
         let client = client_deadline(&request);
         if passed(client) {
@@ -215,7 +233,11 @@ impl Admission {
         let permit = self.heavy_work_slots(client, slots).await?;
         let cancel = Arc::new(AtomicBool::new(false));
         let _guard = CancelOnDrop(Arc::clone(&cancel));
-        let context = SearchContext { deadline, cancel };
+        let context = SearchContext {
+            deadline,
+            cancel,
+            progress,
+        };
         let limits = self.limits;
         let result = tokio::task::spawn_blocking(move || {
             let _permit = permit;
@@ -308,6 +330,7 @@ pub fn answer_margin(remaining: Duration, load: f64) -> Duration {
 pub const SEARCH_PATHS: &[&str] = &[
     "/matchgrid.v1.CollapsePuzzle/Solve",
     "/matchgrid.v1.SwapPuzzle/Simulate",
+    "/matchgrid.v1.SwapPuzzle/SimulateWithProgress",
     "/matchgrid.v1.SwapPuzzle/Hint",
 ];
 

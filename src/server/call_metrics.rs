@@ -35,6 +35,7 @@ pub const KNOWN_METHODS: &[&str] = &[
     "/matchgrid.v1.SwapPuzzle/Simulate",
     "/matchgrid.v1.SwapPuzzle/StartLevel",
     "/matchgrid.v1.SwapPuzzle/PlayMove",
+    "/matchgrid.v1.SwapPuzzle/SimulateWithProgress",
     "/matchgrid.v1.CollapsePuzzle/GenerateBoard",
     "/matchgrid.v1.CollapsePuzzle/Tap",
     "/matchgrid.v1.CollapsePuzzle/CheckDeadState",

@@ -1,12 +1,21 @@
 //! The two gRPC services: each RPC picks where its work runs ([`Placement`]) and hands the
 //! transport's handler to [`Admission`], which converts nothing itself.
 
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use tokio_stream::Stream;
+use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use super::admission::{
     Admission, INLINE_CELL_LIMIT, Placement, SEARCH_INLINE_CELL_LIMIT, board_cells, cells,
 };
 use crate::proto::{self, collapse_puzzle_server::CollapsePuzzle, swap_puzzle_server::SwapPuzzle};
+use crate::transport::convert::required;
+use crate::transport::status::engine_status;
 use crate::transport::{collapse, swap};
 
 /// The stateless SwapPuzzle service.
@@ -23,8 +32,70 @@ pub struct CollapseService {
     pub admission: Admission,
 }
 
+/// How often SimulateWithProgress reports the games played.
+const PROGRESS_PERIOD: Duration = Duration::from_millis(250);
+
+/// The stream SimulateWithProgress answers.
+pub type SimulateProgressStream =
+    Pin<Box<dyn Stream<Item = Result<proto::SimulateWithProgressResponse, Status>> + Send>>;
+
 #[tonic::async_trait]
 impl SwapPuzzle for SwapService {
+    type SimulateWithProgressStream = SimulateProgressStream;
+
+    async fn simulate_with_progress(
+        &self,
+        request: Request<proto::SimulateWithProgressRequest>,
+    ) -> Result<Response<Self::SimulateWithProgressStream>, Status> {
+        // The simulation runs as Simulate's, its request keeping the call's metadata (the
+        // client's deadline); a task reports its games every period, then its answer.
+        let (metadata, extensions, message) = request.into_parts();
+        let Some(simulation) = message.simulation else {
+            return Err(engine_status(required("simulation")));
+        };
+        let games = simulation.games;
+        let request = Request::from_parts(metadata, extensions, simulation);
+        let progress = Arc::new(AtomicU32::new(0));
+        let admission = self.admission.clone();
+        let (sender, receiver) = tokio::sync::mpsc::channel(4);
+        let reported = Arc::clone(&progress);
+        tokio::spawn(async move {
+            let work = admission.run_search_reporting(request, 1, Some(reported), |r, _, c| {
+                swap::simulate(r, Some(&c))
+            });
+            tokio::pin!(work);
+            let start = tokio::time::Instant::now() + PROGRESS_PERIOD;
+            let mut ticks = tokio::time::interval_at(start, PROGRESS_PERIOD);
+            loop {
+                tokio::select! {
+                    answer = &mut work => {
+                        let last = answer.map(|response| proto::SimulateWithProgressResponse {
+                            games_done: games,
+                            games,
+                            result: Some(response.into_inner()),
+                        });
+                        // Nobody to tell when the client has gone.
+                        let _ = sender.send(last).await;
+                        return;
+                    }
+                    _ = ticks.tick() => {
+                        if sender.is_closed() {
+                            // The client has gone: dropping `work` cancels the games.
+                            return;
+                        }
+                        // A client slower than the reports misses some; the last one counts.
+                        let _ = sender.try_send(Ok(proto::SimulateWithProgressResponse {
+                            games_done: progress.load(Ordering::Relaxed).min(games),
+                            games,
+                            result: None,
+                        }));
+                    }
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
+    }
+
     async fn generate_board(
         &self,
         request: Request<proto::SwapGenerateBoardRequest>,

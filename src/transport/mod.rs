@@ -10,7 +10,7 @@ pub mod status;
 pub mod swap;
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 /// Default largest request and response message, in bytes (1 MiB; a 64x64 board is ~8 KB):
@@ -61,4 +61,17 @@ pub struct SearchContext {
     /// Set when the call is dropped (the client cancelled, or the server's timeout fired):
     /// the search should stop at once; its answer goes nowhere.
     pub cancel: Arc<AtomicBool>,
+    /// Where the search counts the work it has finished, for a caller reporting progress:
+    /// Simulate stores the games played so far. `None` when nobody reads it.
+    pub progress: Option<Arc<AtomicU32>>,
+}
+
+impl SearchContext {
+    /// Records that `done` units of the work are finished (Simulate: games), when the caller
+    /// reads progress.
+    pub fn report(&self, done: u32) {
+        if let Some(progress) = &self.progress {
+            progress.store(done, Ordering::Relaxed);
+        }
+    }
 }

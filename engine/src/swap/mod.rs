@@ -31,6 +31,7 @@ pub use level::Combination;
 pub use level_game::{
     Goal, GoalProgress, Level, LevelMove, LevelPolicy, LevelSimulation, LevelStart, LevelState,
     MovesLeft, generate_on_layout, play_level_move, play_level_move_into, simulate_level,
+    simulate_level_reporting,
 };
 pub use level_layers::LevelLayers;
 pub use obstacles::LevelTally;

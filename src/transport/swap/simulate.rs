@@ -135,6 +135,9 @@ fn simulate_of(
     for index in 0..request.games {
         let rules = (policy, colors, specials);
         let tally = simulate_game(&stable, &request, rules, index, context)?;
+        if let Some(context) = context {
+            context.report(index + 1);
+        }
         scores.push(tally.score);
         moves_played += tally.moves;
         steps += tally.steps;
@@ -213,9 +216,18 @@ fn simulate_level(
         ));
     }
     let policy = level::policy_from_proto(&request)?;
-    let simulated = engine::simulate_level(&level, policy, request.games, request.seed, || {
-        !stopped(context)
-    })
+    let simulated = engine::simulate_level_reporting(
+        &level,
+        policy,
+        request.games,
+        request.seed,
+        || !stopped(context),
+        |done| {
+            if let Some(context) = context {
+                context.report(done);
+            }
+        },
+    )
     .map_err(level::in_level_board)?
     .ok_or_else(crate::transport::status::work_deadline)?;
     let moves_left = simulated.moves_left.unwrap_or(engine::MovesLeft {

@@ -53,6 +53,19 @@ impl StepCells {
             struck: CellSet::new(),
         }
     }
+
+    /// Empties the first `rows` rows of every buffer, the locked tiles included.
+    pub(in crate::swap) fn clear_rows(&mut self, rows: usize) {
+        for set in [
+            &mut self.cleared,
+            &mut self.in_group,
+            &mut self.locked,
+            &mut self.unlocked,
+            &mut self.struck,
+        ] {
+            set.clear_rows(rows);
+        }
+    }
 }
 
 /// Bits `from..=to` of a row mask, clipped to the 64 columns (`from` may be negative).

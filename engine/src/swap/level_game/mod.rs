@@ -13,7 +13,7 @@ pub use play::{
     play_level_move_into,
 };
 pub use policy::LevelPolicy;
-pub use simulate::{LevelSimulation, MovesLeft, simulate_level};
+pub use simulate::{LevelSimulation, MovesLeft, simulate_level, simulate_level_reporting};
 
 #[cfg(test)]
 mod tests;

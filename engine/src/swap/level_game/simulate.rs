@@ -82,13 +82,29 @@ pub fn simulate_level(
     policy: LevelPolicy,
     games: u32,
     seed: u64,
+    go_on: impl FnMut() -> bool,
+) -> Result<Option<LevelSimulation>, EngineError> {
+    simulate_level_reporting(level, policy, games, seed, go_on, |_| {})
+}
+
+/// [`simulate_level`], telling `games_done` the number of games finished after each game
+/// (`1..=games`, in order): for a progress bar. The same games and the same answer.
+///
+/// # Errors
+/// As [`simulate_level`].
+pub fn simulate_level_reporting(
+    level: &Level,
+    policy: LevelPolicy,
+    games: u32,
+    seed: u64,
     mut go_on: impl FnMut() -> bool,
+    mut games_done: impl FnMut(u32),
 ) -> Result<Option<LevelSimulation>, EngineError> {
     let mut seeds = crate::rng_from_seed(seed);
     let mut wins_left = Vec::new();
     let mut loss_sums = vec![0.0; level.goals().len()];
     let (mut lost_dead, mut lost_out_of_moves) = (0, 0);
-    for _ in 0..games {
+    for game in 0..games {
         if !go_on() {
             return Ok(None);
         }
@@ -114,6 +130,7 @@ pub fn simulate_level(
                 *sum += goal.fraction(progress, goal_at_start(goal, &start));
             }
         }
+        games_done(game + 1);
     }
     let wins = wins_left.len() as u32;
     let losses = games - wins;

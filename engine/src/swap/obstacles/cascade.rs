@@ -108,16 +108,7 @@ impl Prepared {
         bits.planes.rebuild_for(board.level().board());
         bits.masks.refresh(board.level(), &bits.planes, stale_rows);
         bits.gravity.refresh(board);
-        let StepCells {
-            cleared,
-            in_group,
-            locked,
-            unlocked,
-            struck,
-        } = &mut *bits.cells;
-        for set in [cleared, in_group, locked, unlocked, struck] {
-            set.clear_rows(stale_rows);
-        }
+        bits.cells.clear_rows(stale_rows);
         Self::insert_locks(&mut bits.cells.locked, board);
         bits
     }

@@ -1371,6 +1371,67 @@ export declare type SwapSimulateResponse = Message<"matchgrid.v1.SwapSimulateRes
 export declare const SwapSimulateResponseSchema: GenMessage<SwapSimulateResponse>;
 
 /**
+ * @generated from message matchgrid.v1.SimulateWithProgressRequest
+ */
+export declare type SimulateWithProgressRequest = Message<"matchgrid.v1.SimulateWithProgressRequest"> & {
+  /**
+   * The simulation, exactly as Simulate takes it. Required (INVALID_ARGUMENT naming
+   * `simulation`). Its errors are Simulate's, status for status, naming the fields as
+   * Simulate does (`games`, `level`, ...: within this message, not `simulation.games`).
+   *
+   * @generated from field: matchgrid.v1.SwapSimulateRequest simulation = 1;
+   */
+  simulation?: SwapSimulateRequest | undefined;
+};
+
+/**
+ * Describes the message matchgrid.v1.SimulateWithProgressRequest.
+ * Use `create(SimulateWithProgressRequestSchema)` to create a new message.
+ */
+export declare const SimulateWithProgressRequestSchema: GenMessage<SimulateWithProgressRequest>;
+
+/**
+ * One message of SimulateWithProgress. While the games run, a message about every 250 ms
+ * with `games_done` (none when the simulation ends sooner); then one last message with
+ * `result` set and `games_done = games`, after which the stream ends with status OK. `result`
+ * is the response Simulate gives for the same request, byte for byte. A request Simulate
+ * would refuse ends the stream with Simulate's status and no result (every field is checked
+ * before the first game, so in practice before any message); a simulation past its deadline
+ * ends it with DEADLINE_EXCEEDED (reason WORK_DEADLINE), with no result. Cancelling the call
+ * stops the games.
+ *
+ * @generated from message matchgrid.v1.SimulateWithProgressResponse
+ */
+export declare type SimulateWithProgressResponse = Message<"matchgrid.v1.SimulateWithProgressResponse"> & {
+  /**
+   * Games finished so far, 0..=`games`; never decreases along the stream.
+   *
+   * @generated from field: uint32 games_done = 1;
+   */
+  gamesDone: number;
+
+  /**
+   * Games of the simulation: the request's `games`.
+   *
+   * @generated from field: uint32 games = 2;
+   */
+  games: number;
+
+  /**
+   * Simulate's answer; set in the last message only.
+   *
+   * @generated from field: matchgrid.v1.SwapSimulateResponse result = 3;
+   */
+  result?: SwapSimulateResponse | undefined;
+};
+
+/**
+ * Describes the message matchgrid.v1.SimulateWithProgressResponse.
+ * Use `create(SimulateWithProgressResponseSchema)` to create a new message.
+ */
+export declare const SimulateWithProgressResponseSchema: GenMessage<SimulateWithProgressResponse>;
+
+/**
  * @generated from message matchgrid.v1.StartLevelRequest
  */
 export declare type StartLevelRequest = Message<"matchgrid.v1.StartLevelRequest"> & {
@@ -1833,6 +1894,18 @@ export declare const SwapPuzzle: GenService<{
     methodKind: "unary";
     input: typeof PlayMoveRequestSchema;
     output: typeof PlayMoveResponseSchema;
+  },
+  /**
+   * Simulate, reporting how far it has got: the same games and the same answer, as a stream
+   * of progress messages (see SimulateWithProgressResponse). For progress bars on long
+   * simulations.
+   *
+   * @generated from rpc matchgrid.v1.SwapPuzzle.SimulateWithProgress
+   */
+  simulateWithProgress: {
+    methodKind: "server_streaming";
+    input: typeof SimulateWithProgressRequestSchema;
+    output: typeof SimulateWithProgressResponseSchema;
   },
 }>;
 
