@@ -11,7 +11,7 @@ use crate::proto::{self, swap_puzzle_client::SwapPuzzleClient};
 
 /// Awaits `call`, drawing a progress bar on stderr (a terminal only) once it has run for
 /// 300 ms: against `max_millis` when set, else a spinner with the elapsed time; `label` names
-/// the work (`solving`, `simulating`).
+/// the work (`solving`).
 pub(super) async fn with_progress<T>(
     label: &str,
     max_millis: u32,
@@ -73,22 +73,18 @@ pub(super) async fn simulate_with_progress(
     };
     let mut stream = client.simulate_with_progress(request).await?.into_inner();
     let mut bar: Option<ProgressBar> = None;
-    let finish = |bar: Option<ProgressBar>| {
-        if let Some(bar) = bar {
-            bar.finish_and_clear();
-        }
-    };
-    while let Some(message) = stream.next().await {
-        let message = match message {
-            Ok(message) => message,
-            Err(status) => {
-                finish(bar);
-                return Err(status);
+    let answer = loop {
+        let message = match stream.next().await {
+            Some(Ok(message)) => message,
+            Some(Err(status)) => break Err(status),
+            None => {
+                break Err(tonic::Status::unknown(
+                    "SimulateWithProgress ended without an answer",
+                ));
             }
         };
         if let Some(result) = message.result {
-            finish(bar);
-            return Ok(tonic::Response::new(result));
+            break Ok(tonic::Response::new(result));
         }
         let bar = bar.get_or_insert_with(|| {
             let bar = ProgressBar::new(u64::from(message.games)).with_style(
@@ -102,9 +98,9 @@ pub(super) async fn simulate_with_progress(
             bar
         });
         bar.set_position(u64::from(message.games_done));
+    };
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
     }
-    finish(bar);
-    Err(tonic::Status::unknown(
-        "SimulateWithProgress ended without an answer",
-    ))
+    answer
 }

@@ -14,8 +14,6 @@ use super::admission::{
     Admission, INLINE_CELL_LIMIT, Placement, SEARCH_INLINE_CELL_LIMIT, board_cells, cells,
 };
 use crate::proto::{self, collapse_puzzle_server::CollapsePuzzle, swap_puzzle_server::SwapPuzzle};
-use crate::transport::convert::required;
-use crate::transport::status::engine_status;
 use crate::transport::{collapse, swap};
 
 /// The stateless SwapPuzzle service.
@@ -50,9 +48,7 @@ impl SwapPuzzle for SwapService {
         // The simulation runs as Simulate's, its request keeping the call's metadata (the
         // client's deadline); a task reports its games every period, then its answer.
         let (metadata, extensions, message) = request.into_parts();
-        let Some(simulation) = message.simulation else {
-            return Err(engine_status(required("simulation")));
-        };
+        let simulation = swap::simulation_of(message)?;
         let games = simulation.games;
         let request = Request::from_parts(metadata, extensions, simulation);
         let progress = Arc::new(AtomicU32::new(0));

@@ -26,7 +26,9 @@ pub use level::{
     LEVEL_MAX_STEPS, MAX_LEVEL_GOALS, MAX_LEVEL_MOVES, play_move, play_move_bounded, start_level,
 };
 pub use replay::{MAX_REPLAY_MOVES, replay_game, swap_board_digest};
-pub use simulate::{MAX_SIMULATE_GAMES, MAX_SIMULATE_MOVES, MAX_SIMULATE_TOTAL_MOVES, simulate};
+pub use simulate::{
+    MAX_SIMULATE_GAMES, MAX_SIMULATE_MOVES, MAX_SIMULATE_TOTAL_MOVES, simulate, simulation_of,
+};
 
 /// Default `max_steps` of ResolveCascade.
 pub const DEFAULT_MAX_STEPS: u32 = 200;

@@ -9,7 +9,7 @@ use super::hint::{certain_options, random_options, stopped};
 use super::{cascade_options, generate_board, level, stable_board};
 use crate::engine::{self, EngineError, StableBoard};
 use crate::proto;
-use crate::transport::convert::{plays_specials, unknown_enum};
+use crate::transport::convert::{plays_specials, required, unknown_enum};
 use crate::transport::status::CallError;
 
 /// Most games in one `Simulate`.
@@ -70,6 +70,25 @@ pub fn simulate(
     context: Option<&SearchContext>,
 ) -> Result<proto::SwapSimulateResponse, Status> {
     Ok(simulate_of(request, context)?)
+}
+
+/// The simulation a SimulateWithProgress request carries, to run as Simulate's.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming `simulation` when it is missing.
+pub fn simulation_of(
+    request: proto::SimulateWithProgressRequest,
+) -> Result<proto::SwapSimulateRequest, Status> {
+    request
+        .simulation
+        .ok_or_else(|| crate::transport::status::engine_status(required("simulation")))
+}
+
+/// Tells `context`'s reader, if any, that `games` games are finished.
+fn report_games(context: Option<&SearchContext>, games: u32) {
+    if let Some(context) = context {
+        context.report(games);
+    }
 }
 
 /// Simulate on the engine.
@@ -135,9 +154,7 @@ fn simulate_of(
     for index in 0..request.games {
         let rules = (policy, colors, specials);
         let tally = simulate_game(&stable, &request, rules, index, context)?;
-        if let Some(context) = context {
-            context.report(index + 1);
-        }
+        report_games(context, index + 1);
         scores.push(tally.score);
         moves_played += tally.moves;
         steps += tally.steps;
@@ -222,11 +239,7 @@ fn simulate_level(
         request.games,
         request.seed,
         || !stopped(context),
-        |done| {
-            if let Some(context) = context {
-                context.report(done);
-            }
-        },
+        |done| report_games(context, done),
     )
     .map_err(level::in_level_board)?
     .ok_or_else(crate::transport::status::work_deadline)?;
