@@ -167,12 +167,16 @@ impl KindMasks {
 /// specials) or when it makes a run: the plain patterns of [`ColorPlanes::swap_masks`] on the
 /// colours, where holes and bombs carry no colour and so break every line. A swap touching a
 /// hole or an empty cell is never valid.
+///
+/// `ingredients` holds the board's ingredients as row masks (empty when it has none; docs/rules.md
+/// section 8): an ingredient has no colour and is no tile, and its swap with a tile is valid
+/// when that tile makes a run where it lands, the same patterns on the same planes.
 #[inline]
 pub(in crate::swap) fn level_swap_masks(
     planes: &ColorPlanes,
     masks: &KindMasks,
-    row: usize,
-    height: usize,
+    (row, height): (usize, usize),
+    ingredients: &[u64],
 ) -> (u64, u64) {
     let (matching_right, matching_down) = planes.swap_masks(row);
     let below = |set: &CellSet| {
@@ -189,7 +193,15 @@ pub(in crate::swap) fn level_swap_masks(
     let combination_down = bombs | bombs_below | (specials & specials_below);
     let right = (matching_right | combination_right) & tiles & (tiles >> 1);
     let down = (matching_down | combination_down) & tiles & tiles_below;
-    (right, down)
+    let ingredient = |row: usize| ingredients.get(row).copied().unwrap_or(0);
+    let (line, line_below) = (ingredient(row), ingredient(row + 1));
+    if line | line_below == 0 {
+        return (right, down);
+    }
+    let (movers, movers_below) = (tiles | line, tiles_below | line_below);
+    let ingredient_right = matching_right & movers & (movers >> 1) & (line | line >> 1);
+    let ingredient_down = matching_down & movers & movers_below & (line | line_below);
+    (right | ingredient_right, down | ingredient_down)
 }
 
 /// The number of valid swaps of a stable level board (colours `planes`, kinds `masks`) when
@@ -200,17 +212,19 @@ pub(super) fn packed_valid_swap_count(
     masks: &KindMasks,
     (width, height): (usize, usize),
 ) -> Option<usize> {
-    let (right, down) = packed_level_swap_masks(planes, masks, (width, height))?;
+    let (right, down) = packed_level_swap_masks(planes, masks, (width, height), &[])?;
     Some((right.count_ones() + down.count_ones()) as usize)
 }
 
 /// The masks of [`level_swap_masks`] for the whole board at once, packed as
 /// [`ColorPlanes::packed_swap_masks`] packs them (row `r`, column `c` at bit
-/// `r * (width + 1) + c`); `None` when the board does not fit that packing.
+/// `r * (width + 1) + c`); `None` when the board does not fit that packing. `ingredients` as
+/// for [`level_swap_masks`].
 pub(in crate::swap) fn packed_level_swap_masks(
     planes: &ColorPlanes,
     masks: &KindMasks,
     (width, height): (usize, usize),
+    ingredients: &[u64],
 ) -> Option<(u128, u128)> {
     let (matching_right, matching_down, colored) = planes.packed_swap_masks()?;
     let stride = width + 1;
@@ -222,5 +236,14 @@ pub(in crate::swap) fn packed_level_swap_masks(
     let combination_down = bombs | (bombs >> stride) | (specials & (specials >> stride));
     let right = (matching_right | combination_right) & tiles & (tiles >> 1);
     let down = (matching_down | combination_down) & tiles & (tiles >> stride);
-    Some((right, down))
+    let ingredients = pack_sparse_rows(ingredients, stride);
+    if ingredients == 0 {
+        return Some((right, down));
+    }
+    let movers = tiles | ingredients;
+    let ingredient_right =
+        matching_right & movers & (movers >> 1) & (ingredients | ingredients >> 1);
+    let ingredient_down =
+        matching_down & movers & (movers >> stride) & (ingredients | ingredients >> stride);
+    Some((right | ingredient_right, down | ingredient_down))
 }

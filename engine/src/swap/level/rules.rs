@@ -110,7 +110,7 @@ pub(super) fn count_valid_swaps_with(
     }
     (0..height)
         .map(|row| {
-            let (right, down) = level_swap_masks(planes, masks, row, height);
+            let (right, down) = level_swap_masks(planes, masks, (row, height), &[]);
             (right.count_ones() + down.count_ones()) as usize
         })
         .sum()
@@ -123,7 +123,7 @@ pub(super) fn valid_swaps_of(level: &LevelBoard, limit: usize) -> Vec<(Swap, Opt
     let height = level.height();
     let mut swaps = Vec::new();
     for row in 0..height {
-        let row_masks = level_swap_masks(&planes, &masks, row, height);
+        let row_masks = level_swap_masks(&planes, &masks, (row, height), &[]);
         if push_row_swaps(level, row, row_masks, (&mut swaps, limit)) {
             break;
         }

@@ -51,8 +51,8 @@ pub(crate) fn judge_obstacle_swap(
 
 /// The valid swaps of each row, as two masks per row (bit `c` of `right[r]` is the swap
 /// `(r, c)-(r, c + 1)`, of `down[r]` the swap `(r, c)-(r + 1, c)`): the section 6 masks of
-/// the colour planes and kind masks without the pairs that touch a fixed cell, and the pairs
-/// with an ingredient judged one by one (an ingredient is no tile there).
+/// the colour planes and kind masks, with the swaps of an ingredient and a tile that makes a
+/// run where it lands, without the pairs that touch a fixed cell.
 fn valid_swap_masks(board: &ObstacleBoard) -> (Vec<u64>, Vec<u64>) {
     let planes = ColorPlanes::of(board.level().board());
     let masks = KindMasks::of(board.level(), &planes);
@@ -84,43 +84,45 @@ pub(super) fn valid_swap_masks_with(
     let mut right = vec![0u64; height];
     let mut down = vec![0u64; height];
     for row in 0..height {
-        let (r, d) = level_swap_masks(planes, masks, row, height);
+        let (r, d) = level_swap_masks(planes, masks, (row, height), ingredients);
         let free = !fixed[row];
         right[row] = r & free & (free >> 1);
         down[row] = d & free & !below(fixed, row);
-        let (ingredient_right, ingredient_down) = ingredient_swaps(board, ingredients, row);
-        right[row] |= ingredient_right;
-        down[row] |= ingredient_down;
     }
+    debug_assert!(
+        ingredient_swaps_agree_with_the_verdicts(board, ingredients, (&right, &down)),
+        "an ingredient swap the masks and the verdicts disagree on"
+    );
     (right, down)
 }
 
-/// The valid swaps of row `row` with an ingredient (`ingredients` as row masks), judged one by
-/// one, as the two masks of [`valid_swap_masks`].
-fn ingredient_swaps(board: &ObstacleBoard, ingredients: &[u64], row: usize) -> (u64, u64) {
+/// True when every swap of an ingredient is in the masks `right` and `down` exactly when
+/// [`judge_obstacle_swap`] finds it OK (a check of the masks in debug builds).
+fn ingredient_swaps_agree_with_the_verdicts(
+    board: &ObstacleBoard,
+    ingredients: &[u64],
+    (right, down): (&[u64], &[u64]),
+) -> bool {
     let level = board.level();
     let (width, height) = (level.width(), level.height());
     let full = u64::MAX >> (64 - width);
-    let below = ingredients.get(row + 1).copied().unwrap_or(0);
-    let line = ingredients[row];
-    let mut masks = [0u64; 2];
-    let candidates = [
-        ((line | line >> 1) & (full >> 1), 0, 1),
-        (line | below, 1, 0),
-    ];
-    for (mask, (candidates, dr, dc)) in masks.iter_mut().zip(candidates) {
-        if row + dr >= height {
-            continue;
-        }
-        for col in BitIter(candidates & full) {
-            let a = Position::new(row as u32, col);
-            let b = Position::new((row + dr) as u32, col + dc);
-            if judge_obstacle_swap(board, Swap::new(a, b)).0 == SwapVerdict::Ok {
-                *mask |= 1 << col;
-            }
-        }
-    }
-    (masks[0], masks[1])
+    (0..height).all(|row| {
+        let line = ingredients[row];
+        let below = ingredients.get(row + 1).copied().unwrap_or(0);
+        let pairs = [
+            ((line | line >> 1) & (full >> 1), right[row], 0, 1),
+            (line | below, down[row], 1, 0),
+        ];
+        pairs.into_iter().all(|(candidates, mask, dr, dc)| {
+            row + dr >= height
+                || BitIter(candidates & full).all(|col| {
+                    let a = Position::new(row as u32, col);
+                    let b = Position::new((row + dr) as u32, col + dc);
+                    let ok = judge_obstacle_swap(board, Swap::new(a, b)).0 == SwapVerdict::Ok;
+                    ok == (mask >> col & 1 == 1)
+                })
+        })
+    })
 }
 
 /// The number of valid swaps of `board`, its bitboards and its fixed cells and ingredients (as
@@ -132,7 +134,8 @@ pub(super) fn count_obstacle_swaps_with(
 ) -> usize {
     let level = board.level();
     let (width, height) = (level.width(), level.height());
-    let Some((right, down)) = packed_level_swap_masks(planes, masks, (width, height)) else {
+    let Some((right, down)) = packed_level_swap_masks(planes, masks, (width, height), ingredients)
+    else {
         let (right, down) = valid_swap_masks_with(board, (planes, masks), (fixed, ingredients));
         return count(&right, &down);
     };
@@ -140,14 +143,7 @@ pub(super) fn count_obstacle_swaps_with(
     let free = !pack_sparse_rows(fixed, stride);
     let right = right & free & (free >> 1);
     let down = down & free & (free >> stride);
-    let with_ingredients: usize = (0..height)
-        .filter(|&row| ingredients[row] != 0 || ingredients.get(row + 1).is_some_and(|&l| l != 0))
-        .map(|row| {
-            let (r, d) = ingredient_swaps(board, ingredients, row);
-            (r.count_ones() + d.count_ones()) as usize
-        })
-        .sum();
-    let total = (right.count_ones() + down.count_ones()) as usize + with_ingredients;
+    let total = (right.count_ones() + down.count_ones()) as usize;
     debug_assert_eq!(total, {
         let (right, down) = valid_swap_masks_with(board, (planes, masks), (fixed, ingredients));
         count(&right, &down)
