@@ -12,7 +12,9 @@
 //! boards and turns on the layered path: empty hole and kind layers, specials off, so the
 //! same cascades as `plain`; function `turns::layered_recorded_turn`), `obstacles` (the recorded
 //! turn on boards with level layers: 20% jelly, 10% blockers, 5% locks, 2 ingredients;
-//! `turns::obstacle_recorded_turn`), `greedy` (`rounds` greedy games of 30 moves on their
+//! `turns::obstacle_recorded_turn`), `plain-checked` and `obstacles-checked` (the `plain` and
+//! `obstacles` turns from a board not yet known stable, the stability check included, as a
+//! server plays them; `turns::checked_turn`, `turns::obstacle_checked_turn`), `greedy` (`rounds` greedy games of 30 moves on their
 //! layout; `turns::greedy_game`, divide by `rounds` only) or `hint` (the NONE-refill
 //! outcomes of every valid swap, `certain_outcomes`); the total divided by `64 * rounds` is
 //! the count of one turn.
@@ -68,6 +70,24 @@ fn obstacle_recorded_turn(board: StableBoard, swap: Swap, seed: u64) {
     black_box(engine::resolve_swap(board, swap, LEVEL_OPTIONS, &mut rng).unwrap());
 }
 
+/// [`recorded_turn`] from a board that is not yet known stable, as a server gets it: the
+/// stability check (which builds the stable board's bitboards) and then the turn.
+#[inline(never)]
+fn checked_turn(board: engine::SwapBoard, swap: Swap, seed: u64) {
+    let mut rng = engine::rng_from_seed(seed);
+    let board = StableBoard::try_from(board).unwrap();
+    black_box(engine::resolve_swap(board, swap, OPTIONS, &mut rng).unwrap());
+}
+
+/// [`obstacle_recorded_turn`] from a board that is not yet known stable, as
+/// [`checked_turn`].
+#[inline(never)]
+fn obstacle_checked_turn(board: engine::SwapBoard, swap: Swap, seed: u64) {
+    let mut rng = engine::rng_from_seed(seed);
+    let board = StableBoard::try_from(board).unwrap();
+    black_box(engine::resolve_swap(board, swap, LEVEL_OPTIONS, &mut rng).unwrap());
+}
+
 /// One greedy game of 30 moves of the level-play bench's level.
 #[inline(never)]
 fn greedy_game(level: &engine::Level, seed: u64) {
@@ -102,6 +122,26 @@ fn main() {
             for _ in 0..rounds {
                 for (seed, (board, swap)) in boards.iter().enumerate() {
                     obstacle_recorded_turn(board.clone(), *swap, seed as u64);
+                }
+            }
+        }
+        "obstacles-checked" | "plain-checked" => {
+            let boards = if kind == "plain-checked" {
+                fixtures::swap_boards(9, 9, 6, 64)
+            } else {
+                fixtures::obstacle_boards(64)
+            };
+            let boards: Vec<_> = boards
+                .into_iter()
+                .map(|(b, s)| (b.into_board(), s))
+                .collect();
+            for _ in 0..rounds {
+                for (seed, (board, swap)) in boards.iter().enumerate() {
+                    let seed = seed as u64;
+                    match kind.as_str() {
+                        "plain-checked" => checked_turn(board.clone(), *swap, seed),
+                        _ => obstacle_checked_turn(board.clone(), *swap, seed),
+                    }
                 }
             }
         }
@@ -140,6 +180,6 @@ fn main() {
                 }
             }
         }
-        other => panic!("unknown kind {other}: plain, simulated, level, layered or hint"),
+        other => panic!("unknown kind {other}: see the module documentation"),
     }
 }

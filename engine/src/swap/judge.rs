@@ -51,7 +51,7 @@ pub fn count_valid_swaps(board: &StableBoard) -> usize {
     match &board.0 {
         Stable::Plain(plain) => moves::count_valid_swaps(plain),
         Stable::Layered(level) => level::count_level_valid_swaps(level),
-        Stable::Obstacles(board) => obstacles::count_obstacle_swaps(board.board()),
+        Stable::Obstacles(board) => board.valid_swap_count(),
     }
 }
 

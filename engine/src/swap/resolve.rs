@@ -76,12 +76,8 @@ pub fn resolve_swap_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
         Path::Layered(level) => level::resolve_level_swap_into(level, swap, options, rng, sink),
         Path::Obstacles(board) => {
             let tally = &mut LevelTally::default();
-            let (summary, _) = obstacles::obstacle_swap::<true, R, S>(
-                board.into_board(),
-                swap,
-                options,
-                (rng, sink, tally),
-            )?;
+            let (summary, _) =
+                obstacles::obstacle_swap::<true, R, S>(board, swap, options, (rng, sink, tally))?;
             Ok(summary)
         }
     }
@@ -210,12 +206,8 @@ pub fn play_swap<R: Rng + ?Sized>(
         Path::Obstacles(board) => {
             let tally = &mut LevelTally::default();
             let sink = &mut Vec::new();
-            let (summary, totals) = obstacles::obstacle_swap::<false, R, _>(
-                board.into_board(),
-                swap,
-                options,
-                (rng, sink, tally),
-            )?;
+            let (summary, totals) =
+                obstacles::obstacle_swap::<false, R, _>(board, swap, options, (rng, sink, tally))?;
             Ok(played_move(summary, totals))
         }
     }

@@ -324,12 +324,8 @@ pub(super) fn play_on<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>
 ) -> Result<LevelMove, EngineError> {
     let mut tally = LevelTally::default();
     let options = level.options(max_steps);
-    let (summary, _) = obstacles::obstacle_swap::<RECORD, R, S>(
-        board.into_board(),
-        swap,
-        options,
-        (rng, sink, &mut tally),
-    )?;
+    let (summary, _) =
+        obstacles::obstacle_swap::<RECORD, R, S>(board, swap, options, (rng, sink, &mut tally))?;
     let next = level.advance(state, summary.board, summary.total_score, &tally);
     let status = level.decide(&next, !summary.dead);
     Ok(LevelMove {

@@ -6,6 +6,7 @@ use std::cell::RefCell;
 
 use rand::Rng;
 
+use super::StableObstacles;
 use super::arrange::shuffle_obstacles;
 use super::gravity::{Masks, Settled, settle, settle_with};
 use super::judge::{
@@ -120,6 +121,34 @@ impl Prepared {
                 spares.push(bits);
             }
         });
+    }
+
+    /// A copy of these bitboards, in the storage of a spare this thread handed back when it has
+    /// one: the same bitboards as `clone` gives.
+    pub(crate) fn reused_copy(&self) -> Box<Self> {
+        let Some(mut bits) = SPARES.with_borrow_mut(Vec::pop) else {
+            return Box::new(self.clone());
+        };
+        bits.cells.clear_rows(bits.planes.height());
+        bits.load(self);
+        bits
+    }
+
+    /// Valid swaps of `board` (whose bitboards these are), as
+    /// [`super::count_obstacle_swaps`] counts them.
+    pub(crate) fn count_swaps(&self, board: &ObstacleBoard) -> usize {
+        let rows = (self.gravity.fixed_rows(), self.gravity.ingredient_rows());
+        count_obstacle_swaps_with(board, (&self.planes, &self.masks), rows)
+    }
+
+    /// True when `board` (whose bitboards these are) is stable, as
+    /// [`super::is_obstacle_stable`] decides: from the bitboards alone when no slot is empty,
+    /// else by settling a copy.
+    pub(crate) fn is_stable(&self, board: &ObstacleBoard) -> bool {
+        let stable = !self.planes.has_run()
+            && (self.gravity.is_full_and_still() || super::gravity::settles_unchanged(board, true));
+        debug_assert_eq!(stable, super::is_obstacle_stable(board));
+        stable
     }
 
     /// Adds the locked tiles of `board` to `locked`.
@@ -383,11 +412,12 @@ impl CascadeBoard for ObstacleCascade<'_> {
 /// As [`crate::resolve_swap_into`], with [`crate::SwapRejection::Blocked`] for a swap of a
 /// fixed cell.
 pub(crate) fn obstacle_swap<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
-    mut board: ObstacleBoard,
+    stable: StableObstacles,
     swap: Swap,
     options: CascadeOptions,
     (rng, sink, tally): (&mut R, &mut S, &mut LevelTally),
 ) -> Result<(CascadeSummary, CascadeTotals), EngineError> {
+    let (mut board, mut bits) = stable.into_parts();
     board.level().board().checked_index("swap.a", swap.a)?;
     board.level().board().checked_index("swap.b", swap.b)?;
     let (verdict, combination) = judge_obstacle_swap(&board, swap);
@@ -400,7 +430,7 @@ pub(crate) fn obstacle_swap<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?
     exchange(board.level_mut(), a, b);
     let trigger = Trigger { a, b, combination };
     let search = RunSearch::after_swap(swap, [board.level().color(a), board.level().color(b)]);
-    let mut bits = Prepared::reused_for(&board);
+    bits.exchange(&board, a, b);
     let mut cascading =
         ObstacleCascade::with(&mut board, &mut bits, (Some(trigger), search), tally);
     let totals = run_cascade::<RECORD, _, R, S>(&mut cascading, 0, options, rng, sink);

@@ -223,6 +223,13 @@ impl Masks {
         &self.ingredients[..self.height]
     }
 
+    /// True when no slot is empty (holes and fixed cells aside) and no ingredient stands on an
+    /// exit: then settling has nothing to fill, move or collect.
+    pub(super) fn is_full_and_still(&self) -> bool {
+        (0..self.height)
+            .all(|row| self.empty(row) == 0 && self.ingredients[row] & self.exits[row] == 0)
+    }
+
     /// The empty slots of row `row`.
     fn empty(&self, row: usize) -> u64 {
         self.full & !self.holes[row] & !self.fixed[row] & !self.movable[row]

@@ -29,31 +29,66 @@ use crate::runs::{has_run, matched_positions};
 
 /// A board with level layers that is stable (docs/rules.md section 8): no run, no ingredient on
 /// an exit, and settling it under RANDOM refill would change nothing (an empty slot no piece
-/// can reach may stay empty).
-#[derive(Clone, PartialEq, Eq)]
-pub(crate) struct StableObstacles(ObstacleBoard);
+/// can reach may stay empty). Like the other stable boards, it keeps the bitboards of its cells
+/// (colour planes, kind masks, the fixed, movable, ingredient and exit masks, the locked tiles)
+/// for the cascade and the valid-swap count to start from.
+pub(crate) struct StableObstacles {
+    board: ObstacleBoard,
+    bits: Box<Prepared>,
+}
 
 impl StableObstacles {
     /// The board.
     pub(crate) fn board(&self) -> &ObstacleBoard {
-        &self.0
+        &self.board
     }
 
-    /// Gives the board back.
+    /// The board and its bitboards.
+    pub(crate) fn into_parts(self) -> (ObstacleBoard, Box<Prepared>) {
+        (self.board, self.bits)
+    }
+
+    /// Gives the board back (its bitboards go back to this thread's spares).
     pub(crate) fn into_board(self) -> ObstacleBoard {
-        self.0
+        Prepared::recycle(self.bits);
+        self.board
     }
 
     /// Wraps a board the engine knows to be stable.
     pub(crate) fn new_unchecked(board: ObstacleBoard) -> Self {
         debug_assert!(is_obstacle_stable(&board));
-        Self(board)
+        let bits = Prepared::reused_for(&board);
+        Self { board, bits }
+    }
+
+    /// Valid swaps of the board, as [`count_obstacle_swaps`] counts them, from its bitboards.
+    pub(crate) fn valid_swap_count(&self) -> usize {
+        self.bits.count_swaps(&self.board)
     }
 }
 
+/// A copy takes its bitboards' storage from this thread's spares when there are some.
+impl Clone for StableObstacles {
+    fn clone(&self) -> Self {
+        Self {
+            board: self.board.clone(),
+            bits: self.bits.reused_copy(),
+        }
+    }
+}
+
+/// Equal when the boards are (the bitboards follow from them).
+impl PartialEq for StableObstacles {
+    fn eq(&self, other: &Self) -> bool {
+        self.board == other.board
+    }
+}
+
+impl Eq for StableObstacles {}
+
 impl fmt::Debug for StableObstacles {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("StableObstacles").field(&self.0).finish()
+        f.debug_tuple("StableObstacles").field(&self.board).finish()
     }
 }
 
@@ -69,9 +104,11 @@ impl TryFrom<ObstacleBoard> for StableObstacles {
     /// [`EngineError::UnstableBoard`] listing the empty slots settling would fill or move a
     /// piece into, and the matched cells.
     fn try_from(board: ObstacleBoard) -> Result<Self, Self::Error> {
-        if is_obstacle_stable(&board) {
-            return Ok(Self(board));
+        let bits = Prepared::reused_for(&board);
+        if bits.is_stable(&board) {
+            return Ok(Self { board, bits });
         }
+        Prepared::recycle(bits);
         let mut settled = board.clone();
         let mut record = gravity::Settled::new(false);
         let mut rng = crate::rng_from_seed(0);
