@@ -298,7 +298,7 @@ fn bench_level_play(c: &mut Criterion) {
                     (boards[next].clone(), next as u64)
                 },
                 |((board, swap), seed)| recorded_turn(board, swap, options, seed),
-                BatchSize::SmallInput,
+                BatchSize::LargeInput,
             )
         });
     }

@@ -158,7 +158,7 @@ fn start(text: &str) -> Result<LevelStart, String> {
             .unwrap_or_default(),
         locks: placeholder
             .locks()
-            .map(<[bool]>::to_vec)
+            .map(Iterator::collect)
             .unwrap_or_default(),
         exits: if text.contains('_') {
             placeholder

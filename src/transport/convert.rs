@@ -191,7 +191,7 @@ impl From<&engine::SwapBoard> for proto::Board {
         proto::Board {
             jelly: words(board.jelly()),
             blockers: words(board.blockers()),
-            locks: board.locks().unwrap_or_default().to_vec(),
+            locks: board.locks().map(Iterator::collect).unwrap_or_default(),
             exits: board.exits().unwrap_or_default().to_vec(),
             ..message
         }

@@ -175,9 +175,11 @@ impl SwapBoard {
         self.as_obstacles().map(ObstacleBoard::blockers)
     }
 
-    /// Lock flags, row-major, when the board has level layers.
-    pub fn locks(&self) -> Option<&[bool]> {
-        self.as_obstacles().map(ObstacleBoard::locks)
+    /// Lock flags (true: the cell's tile is locked), row-major, `width * height` of them,
+    /// when the board has level layers.
+    pub fn locks(&self) -> Option<impl ExactSizeIterator<Item = bool> + '_> {
+        let locks = self.as_obstacles().map(ObstacleBoard::locks)?;
+        Some(locks.iter().map(|&lock| lock != 0))
     }
 
     /// Exit flags, row-major, when the board has level layers (the default exits when none

@@ -36,13 +36,14 @@ impl LevelLayers {
     }
 }
 
-/// A level board with the layers of section 8: every list `width * height` long.
+/// A level board with the layers of section 8.
 #[derive(PartialEq, Eq, Hash)]
 pub(crate) struct ObstacleBoard {
     level: LevelBoard,
-    jelly: Vec<u8>,
-    blockers: Vec<u8>,
-    locks: Vec<bool>,
+    /// The jelly layers, the blocker hit points and the locks (1 for a lock), `width * height`
+    /// bytes each, row-major, one after the other: one allocation, so that the copy of the
+    /// board each cascade step records costs one allocation for the three.
+    layers: Vec<u8>,
     /// Shared between copies: exits never change.
     exits: Arc<[bool]>,
     /// True when the exits are the default ones.
@@ -82,9 +83,7 @@ impl Clone for ObstacleBoard {
     fn clone(&self) -> Self {
         Self {
             level: self.level.clone(),
-            jelly: self.jelly.clone(),
-            blockers: self.blockers.clone(),
-            locks: self.locks.clone(),
+            layers: self.layers.clone(),
             exits: Arc::clone(&self.exits),
             default_exits: self.default_exits,
         }
@@ -93,9 +92,7 @@ impl Clone for ObstacleBoard {
     /// Reuses the storage of every layer.
     fn clone_from(&mut self, source: &Self) {
         self.level.clone_from(&source.level);
-        self.jelly.clone_from(&source.jelly);
-        self.blockers.clone_from(&source.blockers);
-        self.locks.clone_from(&source.locks);
+        self.layers.clone_from(&source.layers);
         self.exits = Arc::clone(&source.exits);
         self.default_exits = source.default_exits;
     }
@@ -161,12 +158,13 @@ impl ObstacleBoard {
         }
         let default = default_exits(level.holes(), width);
         let exits = if given_exits { exits } else { default.clone() };
+        let mut stored = jelly;
+        stored.extend_from_slice(&blockers);
+        stored.extend(locks.iter().map(|&lock| u8::from(lock)));
         Ok(Self {
             default_exits: exits == default,
             level,
-            jelly,
-            blockers,
-            locks,
+            layers: stored,
             exits: exits.into(),
         })
     }
@@ -177,9 +175,7 @@ impl ObstacleBoard {
         let exits = default_exits(level.holes(), level.width());
         Self {
             level,
-            jelly: vec![0; size],
-            blockers: vec![0; size],
-            locks: vec![false; size],
+            layers: vec![0; 3 * size],
             exits: exits.into(),
             default_exits: true,
         }
@@ -266,17 +262,23 @@ impl ObstacleBoard {
 
     /// Jelly layers per cell, row-major.
     pub(crate) fn jelly(&self) -> &[u8] {
-        &self.jelly
+        &self.layers[..self.level.len()]
     }
 
     /// Blocker hit points per cell (0: none), row-major.
     pub(crate) fn blockers(&self) -> &[u8] {
-        &self.blockers
+        let size = self.level.len();
+        &self.layers[size..2 * size]
     }
 
-    /// Lock flags, row-major.
-    pub(crate) fn locks(&self) -> &[bool] {
-        &self.locks
+    /// Locks per cell (1: locked, 0: not), row-major.
+    pub(crate) fn locks(&self) -> &[u8] {
+        &self.layers[2 * self.level.len()..]
+    }
+
+    /// True when cell `index` is locked.
+    pub(crate) fn is_locked(&self, index: usize) -> bool {
+        self.locks()[index] != 0
     }
 
     /// Exit flags, row-major.
@@ -286,7 +288,7 @@ impl ObstacleBoard {
 
     /// True when cell `index` is fixed: it holds a blocker or a locked tile.
     pub(crate) fn is_fixed(&self, index: usize) -> bool {
-        self.blockers[index] > 0 || self.locks[index]
+        self.blockers()[index] > 0 || self.is_locked(index)
     }
 
     /// True when cell `index` holds a piece: a tile (a colour or a bomb) or an ingredient.
@@ -294,35 +296,27 @@ impl ObstacleBoard {
         self.level.is_tile(index) || self.level.kind(index) == PieceKind::Ingredient
     }
 
-    /// The parts gravity and clearing change: colours, kinds, jelly, blockers and locks.
+    /// The parts gravity and clearing change: colours, kinds, jelly, blockers and locks (1 for
+    /// a lock).
     #[allow(clippy::type_complexity)]
     pub(crate) fn parts_mut(
         &mut self,
-    ) -> (
-        &mut [u8],
-        &mut [PieceKind],
-        &mut [u8],
-        &mut [u8],
-        &mut [bool],
-    ) {
+    ) -> (&mut [u8], &mut [PieceKind], &mut [u8], &mut [u8], &mut [u8]) {
+        let size = self.level.len();
         let (colors, kinds, _) = self.level.parts_mut();
-        (
-            colors,
-            kinds,
-            &mut self.jelly,
-            &mut self.blockers,
-            &mut self.locks,
-        )
+        let (jelly, rest) = self.layers.split_at_mut(size);
+        let (blockers, locks) = rest.split_at_mut(size);
+        (colors, kinds, jelly, blockers, locks)
     }
 
     /// Number of jelly layers on the board.
     pub(crate) fn jelly_left(&self) -> u64 {
-        self.jelly.iter().map(|&n| u64::from(n)).sum()
+        self.jelly().iter().map(|&n| u64::from(n)).sum()
     }
 
     /// Number of blockers on the board.
     pub(crate) fn blockers_left(&self) -> u64 {
-        self.blockers.iter().filter(|&&n| n > 0).count() as u64
+        self.blockers().iter().filter(|&&n| n > 0).count() as u64
     }
 
     /// SHA-256 fingerprint: the level board's (see [`super::layered`]) followed by four
@@ -331,11 +325,12 @@ impl ObstacleBoard {
         use sha2::{Digest, Sha256};
         let mut hasher = Sha256::new();
         hasher.update(super::layered::level_board_digest(&self.level));
+        let (jelly, blockers, locks) = (self.jelly(), self.blockers(), self.locks());
         for index in 0..self.level.len() {
             hasher.update([
-                self.jelly[index],
-                self.blockers[index],
-                u8::from(self.locks[index]),
+                jelly[index],
+                blockers[index],
+                locks[index],
                 u8::from(self.exits[index]),
             ]);
         }
@@ -352,15 +347,16 @@ impl fmt::Display for ObstacleBoard {
                 f.write_str("/")?;
             }
             let hole = self.level.is_hole(index);
-            if self.blockers[index] > 0 {
-                write!(f, "X{}", self.blockers[index])?;
+            let blocker = self.blockers()[index];
+            if blocker > 0 {
+                write!(f, "X{blocker}")?;
             } else {
                 write_cell(f, self.level.color(index), hole, self.level.kind(index))?;
             }
-            if self.locks[index] {
+            if self.is_locked(index) {
                 f.write_str("~")?;
             }
-            match self.jelly[index] {
+            match self.jelly()[index] {
                 0 => {}
                 1 => f.write_str("'")?,
                 _ => f.write_str("\"")?,

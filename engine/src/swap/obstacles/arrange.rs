@@ -88,7 +88,7 @@ pub(crate) fn shuffle_obstacles<R: Rng + ?Sized>(
 ) -> Result<ObstacleBoard, EngineError> {
     let level = board.level();
     let slots: Vec<usize> = (0..level.len())
-        .filter(|&i| level.is_tile(i) && !board.locks()[i])
+        .filter(|&i| level.is_tile(i) && !board.is_locked(i))
         .collect();
     if slots.is_empty() {
         return Err(EngineError::NoShuffleExists { proven: true });

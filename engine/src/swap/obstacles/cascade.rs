@@ -154,7 +154,12 @@ impl Prepared {
     /// Adds the locked tiles of `board` to `locked`.
     fn insert_locks(locked: &mut CellSet, board: &ObstacleBoard) {
         let width = board.level().width();
-        for (index, _) in board.locks().iter().enumerate().filter(|(_, lock)| **lock) {
+        for (index, _) in board
+            .locks()
+            .iter()
+            .enumerate()
+            .filter(|(_, lock)| **lock != 0)
+        {
             locked.insert(index / width, index % width);
         }
     }
@@ -254,6 +259,10 @@ impl<'a> ObstacleCascade<'a> {
             hit.set_row(row, cleared.row(row) | unlocked.row(row) | blockers);
         }
         let mut hits = Vec::new();
+        let hit_cells = hit.rows()[..height]
+            .iter()
+            .map(|line| line.count_ones() as usize);
+        let hit_count: usize = hit_cells.sum();
         let (mut unlocked_now, mut destroyed) = (CellSet::new(), CellSet::new());
         let (_, _, jelly, blockers, locks) = self.board.parts_mut();
         for (row, &line) in hit.rows()[..height].iter().enumerate() {
@@ -262,7 +271,7 @@ impl<'a> ObstacleCascade<'a> {
                 let (had_jelly, had_blocker) = (jelly[index] > 0, blockers[index] > 0);
                 jelly[index] = jelly[index].saturating_sub(1);
                 blockers[index] = blockers[index].saturating_sub(1);
-                let lock_removed = std::mem::replace(&mut locks[index], false);
+                let lock_removed = std::mem::replace(&mut locks[index], 0) != 0;
                 if lock_removed {
                     self.bits.cells.locked.remove_from_row(row, 1 << col);
                     unlocked_now.insert(row, col as usize);
@@ -271,6 +280,8 @@ impl<'a> ObstacleCascade<'a> {
                     destroyed.insert(row, col as usize);
                 }
                 if had_jelly || had_blocker || lock_removed {
+                    // At most every hit cell carries a layer.
+                    hits.reserve(hit_count - hits.len());
                     hits.push(Hit {
                         position: Position::new(row as u32, col),
                         jelly_left: jelly[index],

@@ -155,7 +155,7 @@ impl Masks {
                 let ingredient = kinds[col] == PieceKind::Ingredient;
                 let piece = colors[col] != EMPTY || kinds[col] != PieceKind::Normal;
                 hole_line |= bit * u64::from(holes[col]);
-                fixed_line |= bit * u64::from(blockers[col] > 0 || locks[col]);
+                fixed_line |= bit * u64::from(blockers[col] > 0 || locks[col] != 0);
                 piece_line |= bit * u64::from(piece);
                 ingredient_line |= bit * u64::from(ingredient);
                 exit_line |= bit * u64::from(exits[col]);
@@ -230,6 +230,19 @@ impl Masks {
             .all(|row| self.empty(row) == 0 && self.ingredients[row] & self.exits[row] == 0)
     }
 
+    /// About how many falls and spawns settling makes: the movable pieces with an empty slot
+    /// below them in their column, and the empty slots (for the records' capacities).
+    fn expected_moves(&self) -> (usize, usize) {
+        let (mut falls, mut spawns, mut empty_below) = (0, 0, 0u64);
+        for row in (0..self.height).rev() {
+            falls += (self.movable[row] & empty_below).count_ones() as usize;
+            let empty = self.empty(row);
+            spawns += empty.count_ones() as usize;
+            empty_below |= empty;
+        }
+        (falls, spawns)
+    }
+
     /// The empty slots of row `row`.
     fn empty(&self, row: usize) -> u64 {
         self.full & !self.holes[row] & !self.fixed[row] & !self.movable[row]
@@ -275,6 +288,13 @@ pub(super) fn settle_with<R: Rng + ?Sized>(
     mut refill: Option<(u8, &mut R)>,
     settled: &mut Settled,
 ) {
+    if settled.record {
+        let (falls, spawns) = masks.expected_moves();
+        settled.falls.reserve(falls);
+        if refill.is_some() {
+            settled.spawns.reserve(spawns);
+        }
+    }
     loop {
         settle_rounds(board, masks, &mut bits, &mut refill, settled);
         let width = masks.width;

@@ -50,8 +50,8 @@ fn the_text_form_round_trips_every_layer() {
     assert_eq!(parsed.jelly().unwrap(), &[1, 2, 0, 1, 0, 0]);
     assert_eq!(parsed.blockers().unwrap(), &[0, 0, 0, 2, 0, 0]);
     assert_eq!(
-        parsed.locks().unwrap(),
-        &[true, false, false, false, false, true]
+        parsed.locks().unwrap().collect::<Vec<_>>(),
+        [true, false, false, false, false, true]
     );
     // Default exits: the bottom row.
     assert_eq!(
