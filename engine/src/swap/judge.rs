@@ -26,7 +26,8 @@ pub fn valid_swaps(board: &StableBoard) -> Vec<Swap> {
             .into_iter()
             .map(|(swap, _)| swap)
             .collect(),
-        Stable::Obstacles(board) => obstacles::obstacle_valid_swaps(board.board())
+        Stable::Obstacles(board) => board
+            .valid_swaps()
             .into_iter()
             .map(|(swap, _)| swap)
             .collect(),
@@ -42,7 +43,7 @@ pub fn valid_swaps_with_combinations(board: &StableBoard) -> Vec<(Swap, Option<C
             .map(|swap| (swap, None))
             .collect(),
         Stable::Layered(level) => level::level_valid_swaps(level),
-        Stable::Obstacles(board) => obstacles::obstacle_valid_swaps(board.board()),
+        Stable::Obstacles(board) => board.valid_swaps(),
     }
 }
 

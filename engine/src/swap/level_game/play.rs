@@ -310,30 +310,42 @@ pub fn play_level_move_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
         return Err(EngineError::LevelOver { status });
     }
     let board = StableObstacles::try_from(state.board.clone().into_obstacles())?;
-    play_on::<true, R, S>(level, state, (board, swap), max_steps, (rng, sink))
+    let (played, bits) =
+        play_on::<true, R, S>(level, state, (board, swap), max_steps, (rng, sink))?;
+    if let Some(bits) = bits {
+        obstacles::Prepared::recycle(bits);
+    }
+    Ok(played)
 }
 
 /// The move of [`play_level_move`] on `board` (`state`'s board, known stable, its game
-/// PLAYING), building the steps only when `RECORD` (same state and draws either way).
+/// PLAYING), building the steps only when `RECORD` (same state and draws either way); gives
+/// back the bitboards of the new state's board too when they describe it (see
+/// [`StableObstacles::with_bits`]).
 pub(super) fn play_on<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
     level: &Level,
     state: &LevelState,
     (board, swap): (StableObstacles, Swap),
     max_steps: u32,
     (rng, sink): (&mut R, &mut S),
-) -> Result<LevelMove, EngineError> {
+) -> Result<(LevelMove, Option<Box<obstacles::Prepared>>), EngineError> {
     let mut tally = LevelTally::default();
     let options = level.options(max_steps);
-    let (summary, _) =
-        obstacles::obstacle_swap::<RECORD, R, S>(board, swap, options, (rng, sink, &mut tally))?;
+    let (summary, _, bits) = obstacles::obstacle_swap_keeping_bits::<RECORD, R, S>(
+        board,
+        swap,
+        options,
+        (rng, sink, &mut tally),
+    )?;
     let next = level.advance(state, summary.board, summary.total_score, &tally);
     let status = level.decide(&next, !summary.dead);
-    Ok(LevelMove {
+    let played = LevelMove {
         steps: Vec::new(),
         board_before_shuffle: summary.board_before_shuffle,
         state: next,
         status,
-    })
+    };
+    Ok((played, bits))
 }
 
 /// A stable board generated on `layout` (docs/rules.md section 8), with at least `min_moves`

@@ -9,7 +9,7 @@ use super::play::{Level, LevelState, play_on};
 use crate::error::{EngineError, LevelStatus};
 use crate::moves::Swap;
 use crate::swap::level_layers::ObstacleBoard;
-use crate::swap::obstacles::{self, LevelTally, StableObstacles, obstacle_valid_swaps};
+use crate::swap::obstacles::{self, LevelTally, StableObstacles};
 use crate::swap::pieces::PieceKind;
 
 /// How a simulated player picks its swaps.
@@ -133,23 +133,27 @@ fn goal_value(
     value
 }
 
-/// Every valid swap of `state` ranked as [`LevelPolicy::Greedy`] ranks them, best first.
+/// Every valid swap of `state` ranked as [`LevelPolicy::Greedy`] ranks them, best first;
+/// `stable` is the state's board (states of simulated games are stable: every move ends on a
+/// stable board), with its bitboards.
 ///
 /// # Errors
 /// [`EngineError::CascadeLimitExceeded`] past the simulated cascade limit.
-pub(super) fn greedy_ranking(level: &Level, state: &LevelState) -> Result<Vec<Swap>, EngineError> {
-    let board = state.board.clone().into_obstacles();
-    // States of simulated games are stable: every move ends on a stable board.
-    debug_assert!(obstacles::is_obstacle_stable(&board));
+pub(super) fn greedy_ranking(
+    level: &Level,
+    state: &LevelState,
+    stable: &StableObstacles,
+) -> Result<Vec<Swap>, EngineError> {
+    let (board, prepared) = (stable.board(), stable.bits());
+    debug_assert!(state.board.as_obstacles() == Some(board));
     let progress = level.progress(state);
-    let before = Standing::of(&board, state.score, state.counts.clone());
-    let prepared = obstacles::Prepared::reused_for(&board);
-    let (mut after, mut scratch) = (board.clone(), obstacles::Prepared::reused_for(&board));
+    let before = Standing::of(board, state.score, state.counts.clone());
+    let (mut after, mut scratch) = (board.clone(), prepared.reused_copy());
     let mut ranked = Vec::new();
-    for (order, (swap, _)) in obstacle_valid_swaps(&board).into_iter().enumerate() {
+    for (order, (swap, _)) in stable.valid_swaps().into_iter().enumerate() {
         let mut tally = LevelTally::default();
         let score = obstacles::certain_obstacle_outcome(
-            (&board, &prepared),
+            (board, prepared),
             (&mut after, &mut scratch),
             swap,
             SIMULATED_MAX_STEPS,
@@ -165,7 +169,6 @@ pub(super) fn greedy_ranking(level: &Level, state: &LevelState) -> Result<Vec<Sw
         );
         ranked.push((value, score, order, swap));
     }
-    obstacles::Prepared::recycle(prepared);
     obstacles::Prepared::recycle(scratch);
     ranked.sort_by(|x, y| y.0.total_cmp(&x.0).then(y.1.cmp(&x.1)).then(x.2.cmp(&y.2)));
     Ok(ranked.into_iter().map(|(.., swap)| swap).collect())
@@ -219,12 +222,11 @@ impl LevelPolicy {
     /// [`EngineError::CascadeLimitExceeded`] past the simulated cascade limit.
     pub(super) fn choose<R: Rng + ?Sized>(
         self,
-        level: &Level,
-        state: &LevelState,
+        (level, state, board): (&Level, &LevelState, &StableObstacles),
         rng: &mut R,
         go_on: &mut impl FnMut() -> bool,
     ) -> Result<Choice, EngineError> {
-        let ranked = greedy_ranking(level, state)?;
+        let ranked = greedy_ranking(level, state, board)?;
         let Some(&first) = ranked.first() else {
             return Ok(Choice::Dead);
         };
@@ -251,11 +253,10 @@ impl LevelPolicy {
                 };
                 let mut used = 0;
                 let mut next = Some(swap);
+                let mut board = board.clone();
                 while let Some(swap) = next {
-                    let board =
-                        StableObstacles::new_unchecked(rollout.board.clone().into_obstacles());
                     let no_steps: &mut Vec<crate::swap::step::CascadeStep> = &mut Vec::new();
-                    let played = play_on::<false, R, _>(
+                    let (played, bits) = play_on::<false, R, _>(
                         &unlimited,
                         &rollout,
                         (board, swap),
@@ -265,9 +266,14 @@ impl LevelPolicy {
                     rollout = played.state;
                     used += 1;
                     if played.status != LevelStatus::Playing || used > depth {
+                        if let Some(bits) = bits {
+                            obstacles::Prepared::recycle(bits);
+                        }
                         break;
                     }
-                    next = greedy_ranking(level, &rollout)?.first().copied();
+                    let next_board = rollout.board.clone().into_obstacles();
+                    board = StableObstacles::with_bits(next_board, bits);
+                    next = greedy_ranking(level, &rollout, &board)?.first().copied();
                 }
                 total += rollout_value(level, state, &rollout, used, depth);
             }

@@ -181,22 +181,28 @@ fn play_game<R: Rng + ?Sized>(
     go_on: &mut impl FnMut() -> bool,
 ) -> Result<Option<(LevelState, LevelStatus)>, EngineError> {
     let mut status = level.status(&state);
+    // The bitboards of the state's board, from the move that led to it.
+    let mut bits = None;
     while status == LevelStatus::Playing {
         if !go_on() {
             return Ok(None);
         }
-        let swap = match policy.choose(level, &state, search_rng, go_on)? {
+        let board = StableObstacles::with_bits(state.board.clone().into_obstacles(), bits.take());
+        let swap = match policy.choose((level, &state, &board), search_rng, go_on)? {
             Choice::Swap(swap) => swap,
             Choice::Dead => return Ok(Some((state, LevelStatus::LostDead))),
             Choice::Stopped => return Ok(None),
         };
-        let board = StableObstacles::new_unchecked(state.board.clone().into_obstacles());
         let no_steps: &mut Vec<crate::swap::step::CascadeStep> = &mut Vec::new();
         let moved = (board, swap);
-        let played =
+        let (played, next_bits) =
             play_on::<false, R, _>(level, &state, moved, SIMULATED_MAX_STEPS, (rng, no_steps))?;
+        bits = next_bits;
         state = played.state;
         status = played.status;
+    }
+    if let Some(bits) = bits {
+        crate::swap::obstacles::Prepared::recycle(bits);
     }
     Ok(Some((state, status)))
 }

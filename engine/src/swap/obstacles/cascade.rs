@@ -11,6 +11,7 @@ use super::arrange::shuffle_obstacles;
 use super::gravity::{Masks, Settled, settle, settle_with};
 use super::judge::{
     count_obstacle_swaps, count_obstacle_swaps_with, has_obstacle_swap, judge_obstacle_swap,
+    obstacle_valid_swaps_with,
 };
 use crate::bitboard::{BitIter, CellSet, ColorPlanes};
 use crate::board::{EMPTY, Position};
@@ -149,6 +150,23 @@ impl Prepared {
             && (self.gravity.is_full_and_still() || super::gravity::settles_unchanged(board, true));
         debug_assert_eq!(stable, super::is_obstacle_stable(board));
         stable
+    }
+
+    /// Every valid swap of `board` (whose bitboards these are), as
+    /// `judge::obstacle_valid_swaps` lists them.
+    pub(crate) fn valid_swaps(&self, board: &ObstacleBoard) -> Vec<(Swap, Option<Combination>)> {
+        let rows = (self.gravity.fixed_rows(), self.gravity.ingredient_rows());
+        obstacle_valid_swaps_with(board, (&self.planes, &self.masks), rows)
+    }
+
+    /// True when these are the bitboards of `board` (for debug checks).
+    pub(crate) fn describes(&self, board: &ObstacleBoard) -> bool {
+        let mut locked = CellSet::new();
+        Self::insert_locks(&mut locked, board);
+        self.planes.describes(board.level().board())
+            && self.masks == KindMasks::of(board.level(), &self.planes)
+            && *self.gravity == Masks::of(board)
+            && self.cells.locked == locked
     }
 
     /// Adds the locked tiles of `board` to `locked`.
@@ -428,6 +446,30 @@ pub(crate) fn obstacle_swap<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?
     options: CascadeOptions,
     (rng, sink, tally): (&mut R, &mut S, &mut LevelTally),
 ) -> Result<(CascadeSummary, CascadeTotals), EngineError> {
+    let (summary, totals, bits) =
+        obstacle_swap_keeping_bits::<RECORD, R, S>(stable, swap, options, (rng, sink, tally))?;
+    if let Some(bits) = bits {
+        Prepared::recycle(bits);
+    }
+    Ok((summary, totals))
+}
+
+/// [`obstacle_swap`], giving back the bitboards of the final board too when they describe it
+/// (it is stable and was not shuffled), for the next move to start from.
+///
+/// # Errors
+/// As [`obstacle_swap`].
+#[allow(clippy::type_complexity)]
+pub(crate) fn obstacle_swap_keeping_bits<
+    const RECORD: bool,
+    R: Rng + ?Sized,
+    S: StepSink + ?Sized,
+>(
+    stable: StableObstacles,
+    swap: Swap,
+    options: CascadeOptions,
+    (rng, sink, tally): (&mut R, &mut S, &mut LevelTally),
+) -> Result<(CascadeSummary, CascadeTotals, Option<Box<Prepared>>), EngineError> {
     let (mut board, mut bits) = stable.into_parts();
     board.level().board().checked_index("swap.a", swap.a)?;
     board.level().board().checked_index("swap.b", swap.b)?;
@@ -445,9 +487,19 @@ pub(crate) fn obstacle_swap<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?
     let mut cascading =
         ObstacleCascade::with(&mut board, &mut bits, (Some(trigger), search), tally);
     let totals = run_cascade::<RECORD, _, R, S>(&mut cascading, 0, options, rng, sink);
-    let summary = totals.map(|totals| (finish(board, &bits, totals, options, rng), totals));
+    let totals = match totals {
+        Ok(totals) => totals,
+        Err(error) => {
+            Prepared::recycle(bits);
+            return Err(error);
+        }
+    };
+    let summary = finish(board, &bits, totals, options, rng);
+    if summary.stable && summary.board_before_shuffle.is_none() {
+        return Ok((summary, totals, Some(bits)));
+    }
     Prepared::recycle(bits);
-    summary
+    Ok((summary, totals, None))
 }
 
 /// The certain outcome of `swap` (valid) on `board` (stable, its bitboards `prepared`): its

@@ -155,8 +155,27 @@ pub(super) fn count_obstacle_swaps_with(
 /// then `b` (the right neighbour before the one below), each with its combination.
 pub(crate) fn obstacle_valid_swaps(board: &ObstacleBoard) -> Vec<(Swap, Option<Combination>)> {
     let (right, down) = valid_swap_masks(board);
+    swaps_of_masks(board, (&right, &down))
+}
+
+/// [`obstacle_valid_swaps`] with the board's bitboards at hand, as for
+/// [`count_obstacle_swaps_with`].
+pub(super) fn obstacle_valid_swaps_with(
+    board: &ObstacleBoard,
+    bits: (&ColorPlanes, &KindMasks),
+    rows: (&[u64], &[u64]),
+) -> Vec<(Swap, Option<Combination>)> {
+    let (right, down) = valid_swap_masks_with(board, bits, rows);
+    swaps_of_masks(board, (&right, &down))
+}
+
+/// The swaps of the masks of [`valid_swap_masks`], in [`obstacle_valid_swaps`] order.
+fn swaps_of_masks(
+    board: &ObstacleBoard,
+    (right, down): (&[u64], &[u64]),
+) -> Vec<(Swap, Option<Combination>)> {
     let mut swaps = Vec::new();
-    for (row, (&r, &d)) in right.iter().zip(&down).enumerate() {
+    for (row, (&r, &d)) in right.iter().zip(down).enumerate() {
         push_row_swaps(board.level(), row, (r, d), (&mut swaps, usize::MAX));
     }
     swaps

@@ -17,15 +17,18 @@ pub(crate) use super::level_layers::ObstacleBoard;
 pub(crate) use arrange::{generate_on_layout, shuffle_obstacles};
 pub use cascade::LevelTally;
 pub(crate) use cascade::{
-    Prepared, certain_obstacle_outcome, obstacle_swap, resolve_obstacle_board_into,
+    Prepared, certain_obstacle_outcome, obstacle_swap, obstacle_swap_keeping_bits,
+    resolve_obstacle_board_into,
 };
 pub(crate) use judge::{
     count_obstacle_swaps, first_obstacle_swap_from, has_obstacle_swap, judge_obstacle_swap,
-    obstacle_valid_swaps, preview_obstacle_swap,
+    preview_obstacle_swap,
 };
 
 use crate::error::EngineError;
+use crate::moves::Swap;
 use crate::runs::{has_run, matched_positions};
+use crate::swap::level::Combination;
 
 /// A board with level layers that is stable (docs/rules.md section 8): no run, no ingredient on
 /// an exit, and settling it under RANDOM refill would change nothing (an empty slot no piece
@@ -54,11 +57,33 @@ impl StableObstacles {
         self.board
     }
 
+    /// Wraps a board the engine knows to be stable, with its bitboards when they are at hand
+    /// (built otherwise).
+    pub(crate) fn with_bits(board: ObstacleBoard, bits: Option<Box<Prepared>>) -> Self {
+        let Some(bits) = bits else {
+            return Self::new_unchecked(board);
+        };
+        debug_assert!(is_obstacle_stable(&board));
+        debug_assert!(bits.describes(&board));
+        Self { board, bits }
+    }
+
     /// Wraps a board the engine knows to be stable.
     pub(crate) fn new_unchecked(board: ObstacleBoard) -> Self {
         debug_assert!(is_obstacle_stable(&board));
         let bits = Prepared::reused_for(&board);
         Self { board, bits }
+    }
+
+    /// The board's bitboards.
+    pub(crate) fn bits(&self) -> &Prepared {
+        &self.bits
+    }
+
+    /// Every valid swap of the board, as `judge::obstacle_valid_swaps` lists them, from its
+    /// bitboards.
+    pub(crate) fn valid_swaps(&self) -> Vec<(Swap, Option<Combination>)> {
+        self.bits.valid_swaps(&self.board)
     }
 
     /// Valid swaps of the board, as [`count_obstacle_swaps`] counts them, from its bitboards.
