@@ -56,6 +56,13 @@ impl CellSet {
         self.rows[row] &= !mask;
     }
 
+    /// Copies the first `rows` rows of `other` (the same set as `other` when both are empty
+    /// from row `rows` on).
+    #[inline]
+    pub(crate) fn copy_rows_from(&mut self, other: &Self, rows: usize) {
+        self.rows[..rows].copy_from_slice(&other.rows[..rows]);
+    }
+
     /// Empties the first `height` rows.
     #[inline]
     pub(crate) fn clear_rows(&mut self, height: usize) {

@@ -20,6 +20,14 @@ pub(crate) struct KindMasks {
 }
 
 impl KindMasks {
+    /// Copies the first `rows` rows of `other`'s masks (the same masks as `other` when both
+    /// are empty from row `rows` on).
+    pub(in crate::swap) fn copy_rows_from(&mut self, other: &Self, rows: usize) {
+        self.tiles.copy_rows_from(&other.tiles, rows);
+        self.specials.copy_rows_from(&other.specials, rows);
+        self.bombs.copy_rows_from(&other.bombs, rows);
+    }
+
     /// The masks of `level`, whose colour planes are `planes`.
     pub(in crate::swap) fn of(level: &LevelBoard, planes: &ColorPlanes) -> Self {
         let mut masks = Self {

@@ -117,6 +117,26 @@ impl Masks {
         masks
     }
 
+    /// Makes these masks a copy of `other`, copying only the rows either uses (the rows past
+    /// a board's height are zero).
+    pub(super) fn copy_from(&mut self, other: &Self) {
+        let rows = self.height.max(other.height);
+        for (mine, theirs) in [
+            (&mut self.holes, &other.holes),
+            (&mut self.fixed, &other.fixed),
+            (&mut self.movable, &other.movable),
+            (&mut self.below_fixed, &other.below_fixed),
+            (&mut self.ingredients, &other.ingredients),
+            (&mut self.exits, &other.exits),
+        ] {
+            mine[..rows].copy_from_slice(&theirs[..rows]);
+        }
+        self.width = other.width;
+        self.height = other.height;
+        self.full = other.full;
+        self.dirty = other.dirty;
+    }
+
     /// Rewrites the masks for `board`, of any size: the same masks as [`Masks::of`] gives.
     pub(super) fn refresh(&mut self, board: &ObstacleBoard) {
         let level = board.level();

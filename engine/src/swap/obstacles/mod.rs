@@ -8,6 +8,7 @@ mod arrange;
 mod cascade;
 mod gravity;
 mod judge;
+mod prepared;
 #[cfg(test)]
 mod tests;
 
@@ -17,13 +18,14 @@ pub(crate) use super::level_layers::ObstacleBoard;
 pub(crate) use arrange::{generate_on_layout, shuffle_obstacles};
 pub use cascade::LevelTally;
 pub(crate) use cascade::{
-    Prepared, certain_obstacle_outcome, obstacle_swap, obstacle_swap_keeping_bits,
+    certain_obstacle_outcome, obstacle_swap, obstacle_swap_keeping_bits,
     resolve_obstacle_board_into,
 };
 pub(crate) use judge::{
     count_obstacle_swaps, first_obstacle_swap_from, has_obstacle_swap, judge_obstacle_swap,
     preview_obstacle_swap,
 };
+pub(crate) use prepared::Prepared;
 
 use crate::error::EngineError;
 use crate::moves::Swap;
