@@ -298,6 +298,9 @@ fn bench_level_play(c: &mut Criterion) {
                     (boards[next].clone(), next as u64)
                 },
                 |((board, swap), seed)| recorded_turn(board, swap, options, seed),
+                // A stable level board holds about 7 KiB of bitboards: a SmallInput batch of a
+                // thousand of them would be cold in cache, where a server builds a board's
+                // bitboards (its stability check) just before its turn. Both turns alike.
                 BatchSize::LargeInput,
             )
         });

@@ -452,3 +452,41 @@ fn bitboards_reused_from_a_board_of_another_size_give_the_same_cascades() {
         .unwrap();
     assert_eq!(swapped("*RGX1/GBRB", (0, 0), (0, 1)), expected);
 }
+
+#[test]
+fn copies_of_stable_level_boards_play_as_freshly_checked_ones() {
+    // A stable level board keeps its bitboards, and a copy takes their storage from this
+    // thread's spares, left by boards of other sizes: the copy must list, count and play the
+    // swaps exactly as a board checked on a thread that has run nothing before.
+    let boards = ["RGBR/GRGB/X1BRY/YR~YG", "G'BG/RGR/BX2B", "RG@/GRB/BGR/RBG"];
+    let random = CascadeOptions {
+        refill: Refill::Random { colors: 5 },
+        ..NONE
+    };
+    let play_all = move |stable: &StableBoard| {
+        let swaps = crate::swap::judge::valid_swaps(stable);
+        let count = crate::swap::judge::count_valid_swaps(stable);
+        let outcomes: Vec<CascadeOutcome> = swaps
+            .iter()
+            .map(|&swap| resolve_swap(stable.clone(), swap, random, &mut crate::rng_from_seed(3)))
+            .map(Result::unwrap)
+            .collect();
+        (swaps, count, outcomes)
+    };
+    for text in boards {
+        let fresh =
+            std::thread::spawn(move || play_all(&StableBoard::try_from(board(text)).unwrap()))
+                .join()
+                .unwrap();
+        assert!(!fresh.0.is_empty(), "{text} has a valid swap");
+        assert_eq!(fresh.1, fresh.0.len(), "{text}");
+        // Spares of other sizes on this thread, then a copy of a copy.
+        for other in boards {
+            as_given(other);
+        }
+        let stable = StableBoard::try_from(board(text)).unwrap();
+        let copy = stable.clone().clone();
+        assert_eq!(play_all(&copy), fresh, "{text}");
+        assert_eq!(play_all(&stable), fresh, "{text}");
+    }
+}
