@@ -135,8 +135,8 @@ impl Prepared {
         }
     }
 
-    /// Makes these bitboards a copy of `other`'s (of a board of the same size), reusing their
-    /// storage.
+    /// Makes these bitboards a copy of `other`'s (of a board of any size; the step buffers
+    /// aside), reusing their storage.
     pub(crate) fn load(&mut self, other: &Self) {
         // Every set is zero from its board's height on: the rows of either board suffice.
         let rows = self.planes.height().max(other.planes.height());
