@@ -65,9 +65,7 @@ impl<'a> ObstacleCascade<'a> {
         (trigger, search): (Option<Trigger>, RunSearch),
         tally: &'a mut LevelTally,
     ) -> Self {
-        debug_assert!(bits.planes.describes(board.level().board()));
-        debug_assert!(bits.masks == KindMasks::of(board.level(), &bits.planes));
-        debug_assert!(*bits.gravity == Masks::of(board));
+        debug_assert!(bits.describes(board));
         Self {
             board,
             bits,
@@ -435,8 +433,8 @@ fn finish<R: Rng + ?Sized>(
         gravity,
         ..
     } = bits;
-    debug_assert!(planes.describes(board.level().board()));
-    debug_assert!(**gravity == Masks::of(&board));
+    // These bitboards may go on to the next move (`obstacle_swap_keeping_bits`).
+    debug_assert!(bits.describes(&board));
     // Settled under RANDOM refill, the board is stable; under NONE it may keep empty top
     // slots, and then it is not (as every board judged for swaps must be stable under RANDOM
     // refill): not judged, as a board with empty cells is not in sections 1-2.
