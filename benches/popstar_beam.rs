@@ -9,6 +9,7 @@
 //! ```sh
 //! cargo bench --bench popstar_beam                        # width 5000, Solve 3 s a board
 //! cargo bench --bench popstar_beam -- --width 500 --seconds 1 --boards 1,2
+//! cargo bench --bench popstar_beam -- --solve-method nmcs  # Solve as NMCS instead
 //! ```
 //!
 //! # The beam search
@@ -46,9 +47,12 @@
 //!
 //! # Solve
 //!
-//! NMCS level 2, screened (width 16), restarts, seed 1, one thread (the calling one, so the
-//! CPU time printed is this thread's), node budget `MAX_SOLVE_NODES`, stopped by a wall-clock
-//! cap of `--seconds` (3 by default) a board: on a loaded machine it gets less CPU than that.
+//! By default `SolveMethod::Beam` (first width 2000, `--solve-width`), restarts, seed 1, one
+//! thread (the calling one, so the CPU time printed is this thread's): the engine's beam with
+//! the same evaluation (its group count by Euler number), then refinement passes along the
+//! best line. `--solve-method nmcs` runs NMCS level 2, screened (width 16), restarts instead.
+//! Node budget `MAX_SOLVE_NODES`, stopped by a wall-clock cap of `--seconds` (3 by default) a
+//! board: on a loaded machine it gets less CPU than that.
 //!
 //! Both answers are replayed through [`engine::replay`] and must score what they claim. A tie
 //! is not a win for Solve. CI only builds it (`cargo bench --no-run`).
@@ -58,8 +62,9 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use cpu_time::ThreadTime;
 use matchgrid::engine::{
-    self, CollapseGame, MinGroup, NodeBudget, Position, ScoringRule, ScreenWidth, SettledBoard,
-    SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveThreads, TapGroup,
+    self, BeamWidth, CollapseGame, MinGroup, NodeBudget, Position, ScoringRule, ScreenWidth,
+    SettledBoard, SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveThreads,
+    TapGroup,
 };
 
 const RULE: ScoringRule = ScoringRule::PopStar;
@@ -88,6 +93,13 @@ struct Args {
     /// Evaluation: penalty per legal group beyond the first of each colour.
     #[arg(long, default_value_t = 300)]
     fragment: i64,
+    /// Solve's method: `beam` (SolveMethod::Beam, restarts at doubling widths from
+    /// `--solve-width`) or `nmcs` (level 2, screened, restarts).
+    #[arg(long, default_value = "beam")]
+    solve_method: String,
+    /// Solve's first beam width (`--solve-method beam`); 0 means the default, 2000.
+    #[arg(long, default_value_t = 0)]
+    solve_width: u32,
     /// Run only the beam search (for tuning the evaluation).
     #[arg(long)]
     beam_only: bool,
@@ -340,9 +352,17 @@ fn main() {
     };
     println!(
         "PopStar 10x10, 5 colours, min_group 2, boards of `collapse generate --seed N`: beam \
-         width {} (potential {}%, orphan {}, fragment {}) against Solve (level 2, screened, \
-         restarts, seed 1) capped at {} s a board",
-        args.width, args.potential, args.orphan, args.fragment, args.seconds
+         width {} (potential {}%, orphan {}, fragment {}) against Solve ({}, restarts, seed 1) \
+         capped at {} s a board",
+        args.width,
+        args.potential,
+        args.orphan,
+        args.fragment,
+        match args.solve_method.as_str() {
+            "nmcs" => "NMCS level 2, screened".to_string(),
+            _ => format!("beam, first width {}", args.solve_width),
+        },
+        args.seconds
     );
     println!(
         "| board seed | beam score | beam time (wall, CPU) | beam states | merged | Solve score \
@@ -382,7 +402,11 @@ fn main() {
             level: SolveLevel::parse(2).expect("level 2"),
             max_nodes: NodeBudget::parse(engine::MAX_SOLVE_NODES).expect("the largest budget"),
             schedule: SolveSchedule::Restarts,
-            method: SolveMethod::Screened(ScreenWidth::parse(0).expect("the default width")),
+            method: match args.solve_method.as_str() {
+                "nmcs" => SolveMethod::Screened(ScreenWidth::parse(0).expect("the default width")),
+                "beam" => SolveMethod::Beam(BeamWidth::parse(args.solve_width).expect("a width")),
+                other => panic!("--solve-method is beam or nmcs, not {other}"),
+            },
             threads: SolveThreads::ONE,
         };
         let control = SolveControl {

@@ -73,6 +73,9 @@ struct Args {
     /// With --screened: moves searched further per step; 0 means 16.
     #[arg(long, default_value_t = 0)]
     screen_width: u32,
+    /// Beam search with refinement (SolveMethod::Beam) of this first width instead of NMCS.
+    #[arg(long)]
+    beam: Option<u32>,
     /// Threads of each search (root-parallel, each with its share of the node budget).
     #[arg(long, default_value_t = 1)]
     threads: u32,
@@ -92,7 +95,9 @@ fn main() {
     if args.positions.is_empty() {
         args.positions = (1..=20).collect();
     }
-    let method = if args.screened {
+    let method = if let Some(width) = args.beam {
+        SolveMethod::Beam(engine::BeamWidth::parse(width).expect("width 0..=65536"))
+    } else if args.screened {
         SolveMethod::Screened(ScreenWidth::parse(args.screen_width).expect("width 1..=256"))
     } else {
         SolveMethod::Nmcs
@@ -104,6 +109,7 @@ fn main() {
         match method {
             SolveMethod::Nmcs => String::new(),
             SolveMethod::Screened(width) => format!(" screened (width {})", width.get()),
+            SolveMethod::Beam(width) => format!(" (not used: beam search, width {})", width.get()),
         },
         if args.restarts { " with restarts" } else { "" },
         args.nodes,

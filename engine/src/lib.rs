@@ -102,14 +102,14 @@ pub use swap::{
 
 // The collapse family.
 pub use collapse::{
-    COMPACT_SIDE, ClearProof, ClearSolution, Clearability, ClearableBoard, CollapseGame,
-    CollapsePlayout, ColumnShift, CompactGame, DEFAULT_SCREEN_WIDTH, DEFAULT_SOLVE_LEVEL,
-    DEFAULT_SOLVE_NODES, LegalGroup, MAX_CLEAR_TABLE_BYTES, MAX_REPLAY_TAPS, MAX_SCREEN_WIDTH,
-    MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES, MAX_SOLVE_THREADS, NodeBudget, RefusedTap,
-    Replay, ReplayedMove, ScreenWidth, Solution, SolveControl, SolveLevel, SolveMethod,
-    SolveOptions, SolveSchedule, SolveStop, SolveThreads, SolvedMove, TapGroup, TapOutcome,
-    TapRefusal, board_digest, generate_clearable_collapse_board, is_game_over, legal_groups,
-    parse_time_limit, replay, solve, solve_clear, tap,
+    BeamWidth, COMPACT_SIDE, ClearProof, ClearSolution, Clearability, ClearableBoard, CollapseGame,
+    CollapsePlayout, ColumnShift, CompactGame, DEFAULT_BEAM_WIDTH, DEFAULT_SCREEN_WIDTH,
+    DEFAULT_SOLVE_LEVEL, DEFAULT_SOLVE_NODES, LegalGroup, MAX_BEAM_WIDTH, MAX_CLEAR_TABLE_BYTES,
+    MAX_REPLAY_TAPS, MAX_SCREEN_WIDTH, MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES,
+    MAX_SOLVE_THREADS, NodeBudget, RefusedTap, Replay, ReplayedMove, ScreenWidth, Solution,
+    SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveStop, SolveThreads,
+    SolvedMove, TapGroup, TapOutcome, TapRefusal, board_digest, generate_clearable_collapse_board,
+    is_game_over, legal_groups, parse_time_limit, replay, solve, solve_clear, tap,
 };
 pub use scoring::ScoringRule;
 

@@ -154,6 +154,14 @@ pub struct CollapseSolve {
     /// With --screened: moves searched further per step, 1..=256; 0 means 16.
     #[arg(long, default_value_t = 0, requires = "screened")]
     screen_width: u32,
+    /// A beam search with refinement passes instead of NMCS (SOLVE_METHOD_BEAM; no playouts,
+    /// --level and --seed unused); with --restarts the passes go on until the budget or the
+    /// clock runs out. The strongest method on 10x10 PopStar boards.
+    #[arg(long, conflicts_with = "screened")]
+    beam: bool,
+    /// With --beam: the first beam's width, 1..=65536; 0 means 2000.
+    #[arg(long, default_value_t = 0, requires = "beam")]
+    beam_width: u32,
     /// What to search for.
     #[arg(long, value_enum, default_value_t = GoalArg::Score)]
     goal: GoalArg,
@@ -302,7 +310,9 @@ async fn solve(client: &mut Client, json: bool, command: CollapseSolve) -> Resul
         } else {
             proto::SolveSchedule::Unspecified.into()
         },
-        method: if command.screened {
+        method: if command.beam {
+            proto::SolveMethod::Beam.into()
+        } else if command.screened {
             proto::SolveMethod::Screened.into()
         } else {
             proto::SolveMethod::Unspecified.into()
@@ -313,6 +323,7 @@ async fn solve(client: &mut Client, json: bool, command: CollapseSolve) -> Resul
             GoalArg::Clear => proto::SolveGoal::Clear.into(),
         },
         threads: command.threads,
+        beam_width: command.beam_width,
     };
     let response = with_progress("solving", command.max_millis, client.solve(request)).await;
     emit(json, &reply(response)?, |r| solve_text(&board, r))

@@ -190,8 +190,10 @@ pub fn solve(
     };
     // Checked whatever the method, so an out-of-range width never passes silently.
     let screen_width = engine::ScreenWidth::parse(request.screen_width)?;
+    let beam_width = engine::BeamWidth::parse(request.beam_width)?;
     let method = match proto::SolveMethod::try_from(request.method) {
         Ok(proto::SolveMethod::Screened) => engine::SolveMethod::Screened(screen_width),
+        Ok(proto::SolveMethod::Beam) => engine::SolveMethod::Beam(beam_width),
         Ok(proto::SolveMethod::Unspecified | proto::SolveMethod::Nmcs) => engine::SolveMethod::Nmcs,
         Err(_) => {
             return Err(EngineError::InvalidParameter {

@@ -47,6 +47,12 @@ impl Plane {
     /// No cell.
     pub(crate) const EMPTY: Plane = Plane([0; 4]);
 
+    /// The four 64-bit words, columns 0-3 first.
+    #[inline]
+    pub(crate) fn words(self) -> [u64; 4] {
+        self.0
+    }
+
     /// Every column's cell `r` rows above the bottom (`r` in `0..16`): one row of the 16x16
     /// square.
     #[inline]

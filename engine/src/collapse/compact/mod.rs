@@ -277,6 +277,87 @@ impl CompactGame {
             .sum()
     }
 
+    /// Appends every legal group (at least `min_group` cells) to `out` as its cells, in scan
+    /// order (plane by plane, then column-major), for the beam search.
+    pub(crate) fn groups_into(&self, min_group: usize, out: &mut Vec<Plane>) {
+        self.scan_groups(min_group, |_, _, members| {
+            out.push(members);
+            true
+        });
+    }
+
+    /// Taps the group `members` (one of [`groups_into`](Self::groups_into)'s): clears it,
+    /// applies gravity and closes empty columns. Returns its size.
+    pub(crate) fn tap_group(&mut self, members: Plane) -> usize {
+        self.remove(members);
+        members.count() as usize
+    }
+
+    /// The representative of the group `members`: its first cell row-major.
+    pub(crate) fn representative(&self, members: Plane) -> Position {
+        self.position(members.first_row_major())
+    }
+
+    /// Calls `visit(tiles)` for every colour present; returns, summed over the colours, the
+    /// tiles in groups of two or more and the Euler number of those tiles under
+    /// 4-connectivity (groups less their holes), from four counts of the union of the colours'
+    /// disjoint sets, with no flood fill. Also returns the colours with such a group.
+    pub(crate) fn pair_census(&self, mut visit: impl FnMut(u32)) -> (u32, i32, u32) {
+        let (mut paired, mut vertical, mut horizontal, mut squares) =
+            (Plane::EMPTY, Plane::EMPTY, Plane::EMPTY, Plane::EMPTY);
+        let mut grouped_colours = 0;
+        for &plane in self.planes() {
+            let pairs = plane.paired();
+            if pairs.is_empty() {
+                visit(plane.count());
+                continue;
+            }
+            visit(plane.count());
+            grouped_colours += 1;
+            let up = pairs & pairs.up();
+            paired |= pairs;
+            vertical |= up;
+            horizontal |= pairs & pairs.right();
+            squares |= up & up.right();
+        }
+        let euler = paired.count() as i32 - vertical.count() as i32 - horizontal.count() as i32
+            + squares.count() as i32;
+        (paired.count(), euler, grouped_colours)
+    }
+
+    /// Calls `visit(tiles, grouped, groups)` for every colour in palette order: its tiles,
+    /// the tiles in its legal groups (at least `min_group` cells) and the number of those
+    /// groups, by flood fill.
+    pub(crate) fn tally_colours(&self, min_group: usize, mut visit: impl FnMut(u32, u32, u32)) {
+        for &plane in self.planes() {
+            let (mut grouped, mut groups) = (0, 0);
+            let mut candidates = plane.paired();
+            while let Some(first) = candidates.first() {
+                let members = plane.group_of(Plane::single(first));
+                candidates &= !members;
+                let size = members.count();
+                if size as usize >= min_group {
+                    grouped += size;
+                    groups += 1;
+                }
+            }
+            visit(plane.count(), grouped, groups);
+        }
+    }
+
+    /// A 64-bit hash of the planes: equal positions (of one starting board) hash alike, and
+    /// distinct ones collide with odds of about 2^-64 a pair.
+    pub(crate) fn fingerprint(&self) -> u64 {
+        let mut hash = 0x9e37_79b9_7f4a_7c15u64 ^ u64::from(self.tiles);
+        for plane in self.planes() {
+            for word in plane.words() {
+                hash = (hash ^ word).wrapping_mul(0xff51_afd7_ed55_8ccd);
+                hash ^= hash >> 32;
+            }
+        }
+        hash
+    }
+
     /// The position's planes in palette order: equal keys mean equal positions (the palette
     /// is fixed by the starting board).
     pub(crate) fn planes_key(&self) -> Box<[Plane]> {

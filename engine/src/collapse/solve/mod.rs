@@ -57,6 +57,7 @@
 //! `options`, the NMCS levels and the schedule in `search`, and what the search needs of a
 //! position (moves, a tap, a TabuColorRandom playout) for each representation in `game`.
 
+mod beam;
 mod clear;
 mod game;
 mod options;
@@ -64,11 +65,12 @@ mod search;
 
 pub use clear::{ClearProof, ClearSolution, Clearability, MAX_CLEAR_TABLE_BYTES, solve_clear};
 
+pub use beam::MAX_BEAM_WIDTH;
 pub use options::{
-    DEFAULT_SCREEN_WIDTH, DEFAULT_SOLVE_LEVEL, DEFAULT_SOLVE_NODES, MAX_SCREEN_WIDTH,
-    MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES, MAX_SOLVE_THREADS, NodeBudget, ScreenWidth,
-    SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveThreads,
-    parse_time_limit,
+    BeamWidth, DEFAULT_BEAM_WIDTH, DEFAULT_SCREEN_WIDTH, DEFAULT_SOLVE_LEVEL, DEFAULT_SOLVE_NODES,
+    MAX_SCREEN_WIDTH, MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES, MAX_SOLVE_THREADS,
+    NodeBudget, ScreenWidth, SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule,
+    SolveThreads, parse_time_limit,
 };
 
 use std::time::{Duration, Instant};
@@ -79,7 +81,7 @@ use crate::settled::SettledBoard;
 #[cfg(doc)]
 use super::CollapsePlayout;
 use super::{CollapseGame, CompactGame};
-use game::SearchGame;
+use beam::BeamGame;
 
 /// Why a search stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -155,14 +157,14 @@ pub fn solve(board: &SettledBoard, options: &SolveOptions, control: &SolveContro
 /// The search on `options.threads` threads (the module docs' "Threads"): thread `i` runs
 /// [`search::run`] on stream `i` of the seed with its share of the node budget; the best game
 /// wins, the lowest thread on a tie.
-fn run_threads<G: SearchGame + Send>(
+fn run_threads<G: BeamGame + Send>(
     root: G,
     options: &SolveOptions,
     control: &SolveControl,
 ) -> (Vec<Position>, Effort) {
     let threads = options.threads.get();
     if threads == 1 {
-        return search::run(root, options, control, None, 0);
+        return run_one(root, options, control, 0);
     }
     let budget = options.max_nodes.get();
     let share = |thread: usize| {
@@ -176,10 +178,10 @@ fn run_threads<G: SearchGame + Send>(
         let others: Vec<_> = (1..threads)
             .map(|thread| {
                 let (root, options) = (root.clone(), share(thread));
-                scope.spawn(move || search::run(root, &options, control, None, thread as u64))
+                scope.spawn(move || run_one(root, &options, control, thread))
             })
             .collect();
-        let first = search::run(root.clone(), &share(0), control, None, 0);
+        let first = run_one(root.clone(), &share(0), control, 0);
         std::iter::once(first)
             .chain(others.into_iter().map(|handle| match handle.join() {
                 Ok(result) => result,
@@ -216,6 +218,21 @@ fn run_threads<G: SearchGame + Send>(
     };
     let line = results.into_iter().nth(best).map(|(line, _)| line);
     (line.unwrap_or_default(), effort)
+}
+
+/// Thread `thread`'s search: the beam of [`SolveMethod::Beam`], else NMCS on stream `thread`.
+fn run_one<G: BeamGame>(
+    root: G,
+    options: &SolveOptions,
+    control: &SolveControl,
+    thread: usize,
+) -> (Vec<Position>, Effort) {
+    match options.method {
+        SolveMethod::Beam(width) => beam::run(root, options, control, width.get(), thread),
+        SolveMethod::Nmcs | SolveMethod::Screened(_) => {
+            search::run(root, options, control, None, thread as u64)
+        }
+    }
 }
 
 /// Search effort and outcome, before the sequence is written out.

@@ -59,6 +59,8 @@ pub(super) fn run<G: SearchGame>(
         width: match options.method {
             SolveMethod::Nmcs => None,
             SolveMethod::Screened(width) => Some(width.get()),
+            // Only the clear goal's Monte-Carlo step comes here with a beam method.
+            SolveMethod::Beam(_) => Some(super::DEFAULT_SCREEN_WIDTH as usize),
         },
         rng,
         control,

@@ -290,3 +290,174 @@ fn threads_share_the_budget_and_repeat_themselves() {
     );
     assert_ne!(first.playouts, 2 * half.playouts);
 }
+
+fn beam(width: u32, schedule: SolveSchedule, options: SolveOptions) -> SolveOptions {
+    SolveOptions {
+        method: SolveMethod::Beam(BeamWidth::parse(width).unwrap()),
+        schedule,
+        ..options
+    }
+}
+
+#[test]
+fn a_beam_wider_than_every_layer_is_exhaustive() {
+    // With duplicates merged and no state cut, the beam visits every reachable position: the
+    // answer is the brute force's, for every rule, on planes (up to 16x16) and on the column
+    // bitboards of wider boards (17 columns, one row).
+    for (text, rule) in [
+        ("AAB/BBA", ScoringRule::SameGame),
+        ("ABAB/BABA/AABB", ScoringRule::PopStar),
+        ("ABCA/ABCA/CBAA", ScoringRule::BubbleBreaker),
+        ("ABCA/ABCA/CBAA", ScoringRule::Clickomania),
+        ("AABBCCAABBAACBBAA", ScoringRule::PopStar),
+        ("ABBBACCAABBBACBBA", ScoringRule::SameGame),
+    ] {
+        let board = settled(text);
+        let searched = beam(65_536, SolveSchedule::Single, options(rule, 2, 10_000_000));
+        let solution = solve(&board, &searched, &SolveControl::default());
+        check_replays(&board, &searched, &solution);
+        assert_eq!(solution.score, brute_force(&board, rule), "{text} {rule:?}");
+        assert_eq!(solution.stop, SolveStop::Completed);
+        assert_eq!(solution.playouts, 0);
+        assert_eq!(solution.levels_completed, 1);
+    }
+}
+
+#[test]
+fn the_beam_keeps_its_node_budget_and_repeats_itself() {
+    let mut rng = crate::rng_from_seed(11);
+    for (width, height, min_group) in [(12, 12, 2), (10, 10, 3), (20, 18, 2)] {
+        let cells: Vec<u32> = (0..width * height)
+            .map(|_| rng.random_range(1..=4))
+            .collect();
+        let board =
+            SettledBoard::try_from(Board::from_raw(width, height, &cells).unwrap()).unwrap();
+        let searched = SolveOptions {
+            min_group: MinGroup::parse(min_group).unwrap(),
+            ..beam(
+                32,
+                SolveSchedule::Restarts,
+                options(ScoringRule::PopStar, 2, 40_000),
+            )
+        };
+        let first = solve(&board, &searched, &SolveControl::default());
+        check_replays(&board, &searched, &first);
+        assert_eq!(first.stop, SolveStop::NodeBudget);
+        // Checked before each state's expansion: over by at most a state's children, a layer
+        // built after the check and a greedy finish.
+        let cells = (width * height) as u64;
+        assert!(
+            first.nodes >= 40_000 && first.nodes < 40_000 + cells + 32 * cells,
+            "{}",
+            first.nodes
+        );
+        let again = solve(&board, &searched, &SolveControl::default());
+        assert_eq!((&first.moves, first.nodes), (&again.moves, again.nodes));
+        // A larger budget runs the same schedule further: never lower.
+        let more = solve(
+            &board,
+            &SolveOptions {
+                max_nodes: NodeBudget::parse(200_000).unwrap(),
+                ..searched
+            },
+            &SolveControl::default(),
+        );
+        check_replays(&board, &searched, &more);
+        assert!(
+            more.score >= first.score,
+            "{} < {}",
+            more.score,
+            first.score
+        );
+        assert!(more.runs_completed >= first.runs_completed);
+    }
+}
+
+#[test]
+fn a_beam_stopped_at_once_still_answers_a_whole_game() {
+    let mut rng = crate::rng_from_seed(3);
+    let cells: Vec<u32> = (0..15 * 15).map(|_| rng.random_range(1..=5)).collect();
+    let board = SettledBoard::try_from(Board::from_raw(15, 15, &cells).unwrap()).unwrap();
+    let options = beam(
+        1000,
+        SolveSchedule::Restarts,
+        options(ScoringRule::SameGame, 2, 1),
+    );
+    let solution = solve(&board, &options, &SolveControl::default());
+    check_replays(&board, &options, &solution);
+    assert!(!solution.moves.is_empty());
+    assert_eq!(solution.stop, SolveStop::NodeBudget);
+    assert_eq!((solution.levels_completed, solution.runs_completed), (0, 0));
+    let cancelled = AtomicBool::new(true);
+    let control = SolveControl {
+        cancel: Some(&cancelled),
+        ..SolveControl::default()
+    };
+    let solution = solve(&board, &options, &control);
+    check_replays(&board, &options, &solution);
+    assert_eq!(solution.stop, SolveStop::Cancelled);
+}
+
+#[test]
+fn single_beams_refine_up_to_an_eighth_of_their_width() {
+    let mut rng = crate::rng_from_seed(4);
+    let cells: Vec<u32> = (0..8 * 8).map(|_| rng.random_range(1..=4)).collect();
+    let board = SettledBoard::try_from(Board::from_raw(8, 8, &cells).unwrap()).unwrap();
+    // Width 64: the beam, then passes at 8 (= 64 / 8): two runs, then completed.
+    let searched = beam(
+        64,
+        SolveSchedule::Single,
+        options(ScoringRule::PopStar, 2, 100_000_000),
+    );
+    let solution = solve(&board, &searched, &SolveControl::default());
+    check_replays(&board, &searched, &solution);
+    assert_eq!(solution.stop, SolveStop::Completed);
+    assert_eq!(solution.runs_completed, 2);
+    // Width 15: an eighth is below the first pass's 8 states, so the beam alone runs.
+    let alone = beam(
+        15,
+        SolveSchedule::Single,
+        options(ScoringRule::PopStar, 2, 100_000_000),
+    );
+    let solution = solve(&board, &alone, &SolveControl::default());
+    check_replays(&board, &alone, &solution);
+    assert_eq!(
+        (solution.stop, solution.runs_completed),
+        (SolveStop::Completed, 1)
+    );
+}
+
+#[test]
+fn beam_threads_split_the_budget_and_repeat_themselves() {
+    let mut rng = crate::rng_from_seed(6);
+    let cells: Vec<u32> = (0..10 * 10).map(|_| rng.random_range(1..=5)).collect();
+    let board = SettledBoard::try_from(Board::from_raw(10, 10, &cells).unwrap()).unwrap();
+    let one = beam(
+        200,
+        SolveSchedule::Restarts,
+        options(ScoringRule::PopStar, 2, 400_000),
+    );
+    let two = SolveOptions {
+        threads: SolveThreads::parse(2).unwrap(),
+        ..one
+    };
+    let first = solve(&board, &two, &SolveControl::default());
+    check_replays(&board, &two, &first);
+    let again = solve(&board, &two, &SolveControl::default());
+    assert_eq!((&first.moves, first.nodes), (&again.moves, again.nodes));
+    // Thread 0 is the one-thread search on half the budget: two threads never score lower.
+    let half = solve(
+        &board,
+        &SolveOptions {
+            max_nodes: NodeBudget::parse(200_000).unwrap(),
+            ..one
+        },
+        &SolveControl::default(),
+    );
+    assert!(
+        first.score >= half.score,
+        "{} < {}",
+        first.score,
+        half.score
+    );
+}

@@ -457,10 +457,18 @@ export declare const CollapseCheckDeadStateResponseSchema: GenMessage<CollapseCh
  * SOLVE_METHOD_SCREENED` the levels of 2 or more use simulation reduction (after H. Akiyama, K.
  * Komiya, Y. Kotani, "Nested Monte-Carlo Search with simulation reduction", Knowledge-Based
  * Systems 34, 2012): each step first runs one playout after every legal move and runs the level
- * below only after the `screen_width` moves whose playouts scored highest.
+ * below only after the `screen_width` moves whose playouts scored highest. With `method =
+ * SOLVE_METHOD_BEAM` the search is a beam search instead (no playouts, no random draws; `level`
+ * and `seed` are not used): one beam of `beam_width` with a static evaluation and duplicate
+ * merging, then refinement passes that walk the best line and follow every tap on it by a beam
+ * of 8, 16, 32, ... states (docs/solver.md, "Beam search"); the strongest method on 10x10
+ * PopStar boards, weaker than NMCS on the 15x15 SameGame positions.
  *
  * Effort: a *node* is one tap applied by the search (in the tree or a playout). Limits are
- * checked before each playout: the node budget (overshot by at most one playout), `max_millis`,
+ * checked before each playout (with BEAM: before each state is expanded; a beam stopped before
+ * it finished a game finishes its best state greedily, and a layer's states are built after the
+ * check, so the budget is overshot by at most a layer and a game): the node budget (overshot by
+ * at most one playout), `max_millis`,
  * the request's deadline and cancellation. With the budget and the seed fixed the answer is the
  * same on every run and machine; `max_millis` and the deadline are the non-deterministic knobs:
  * when one stops the search it returns the best game found so far and says so in `stop`.
@@ -552,7 +560,7 @@ export declare type CollapseSolveRequest = Message<"matchgrid.v1.CollapseSolveRe
 
   /**
    * With SCREENED: the moves searched further per step; unset or 0 means 16; 1..=256, beyond
-   * is INVALID_ARGUMENT naming `screen_width` whatever the method. Unused with NMCS.
+   * is INVALID_ARGUMENT naming `screen_width` whatever the method. Unused with NMCS and BEAM.
    *
    * @generated from field: uint32 screen_width = 10;
    */
@@ -581,6 +589,18 @@ export declare type CollapseSolveRequest = Message<"matchgrid.v1.CollapseSolveRe
    * @generated from field: uint32 threads = 12;
    */
   threads: number;
+
+  /**
+   * With BEAM: the first beam's width (states kept per layer); unset or 0 means 2000;
+   * 1..=65536, beyond is INVALID_ARGUMENT naming `beam_width` whatever the method. With SINGLE
+   * the refinement passes stop at an eighth of it; with RESTARTS they go on doubling until a
+   * limit (or the width cap, 65536 states, less on boards whose states take more than 1 KiB).
+   * With several threads, thread i of n scales every width by (n + i) / n and gets its share of
+   * the budget. Unused with NMCS and SCREENED.
+   *
+   * @generated from field: uint32 beam_width = 13;
+   */
+  beamWidth: number;
 };
 
 /**
@@ -679,7 +699,7 @@ export declare type CollapseSolveResponse = Message<"matchgrid.v1.CollapseSolveR
   nodes: bigint;
 
   /**
-   * Playouts run.
+   * Playouts run (0 with BEAM).
    *
    * @generated from field: uint64 playouts = 7;
    */
@@ -701,7 +721,8 @@ export declare type CollapseSolveResponse = Message<"matchgrid.v1.CollapseSolveR
   stop: SolveStop;
 
   /**
-   * NMCS levels that ran to the end in the first run, 0..=level.
+   * NMCS levels that ran to the end in the first run, 0..=level. With BEAM: 1 when the first
+   * beam ran to the end, else 0.
    *
    * @generated from field: uint32 levels_completed = 10;
    */
@@ -709,7 +730,8 @@ export declare type CollapseSolveResponse = Message<"matchgrid.v1.CollapseSolveR
 
   /**
    * Runs of the whole level schedule that ran to the end: 0 or 1 with SINGLE, possibly more
-   * with RESTARTS (summed over the threads).
+   * with RESTARTS (summed over the threads). With BEAM: the beam and the refinement passes that
+   * ran to the end.
    *
    * @generated from field: uint32 runs_completed = 11;
    */
@@ -1195,6 +1217,16 @@ export enum SolveMethod {
    * @generated from enum value: SOLVE_METHOD_SCREENED = 2;
    */
   SCREENED = 2,
+
+  /**
+   * A beam search with a static evaluation (each colour's worth if gathered, less penalties for
+   * tiles in no group and for colours split into several groups), duplicate merging and
+   * refinement passes along the best line; see CollapseSolveRequest. Deterministic with no
+   * seed. The CLEAR goal's Monte-Carlo step runs SCREENED (width 16) instead.
+   *
+   * @generated from enum value: SOLVE_METHOD_BEAM = 3;
+   */
+  BEAM = 3,
 }
 
 /**

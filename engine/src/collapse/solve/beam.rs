@@ -1,0 +1,557 @@
+//! [`SolveMethod::Beam`](super::SolveMethod::Beam): a beam search with a static evaluation
+//! and duplicate merging, run at doubling widths until a limit.
+//!
+//! **One beam.** Layer by layer from the starting board, every state of the beam is expanded
+//! by every legal group (one tap each). A child with no legal group is a finished game, scored
+//! with the rule's end adjustment and kept if it beats the best so far. Children with equal
+//! boards are merged into the one with the highest score so far (the earliest on a tie), by a
+//! 64-bit hash of the board (two distinct boards share one with odds of about 2^-64 a pair; a
+//! collision would drop a state, never give a wrong line). The `width` children of highest
+//! evaluation (the earliest generated on a tie) form the next layer. The beam ends when no
+//! state is left. This is the classic beam search of single-player games with transposition
+//! merging (as in D. Schadd's and Cazenave's SameGame work, and the PopStar baseline of
+//! `benches/popstar_beam.rs`, whose evaluation this one is).
+//!
+//! **Evaluation** of a state: its score so far plus a static estimate of what is still to
+//! come, from each colour `k`'s tiles `c_k`, its legal groups `g_k` and its loose tiles `o_k`
+//! (tiles in no legal group):
+//!
+//! ```text
+//! estimate = potential% * sum_k move_score(c_k)    each colour's worth if gathered in one group
+//!          - loose * sum_k o_k                      loose tiles are hard to gather, often left
+//!          - fragment * sum_k max(0, g_k - 1)       a colour split into several groups
+//! ```
+//!
+//! The weights depend on the rule ([`Weights::for_rule`]): PopStar's were tuned on the 8
+//! PopStar boards of `collapse generate --seed 1..8` (docs/solver.md), the quadratic rules'
+//! are scaled to their move scores, and Clickomania (tiles cleared) counts loose tiles only.
+//!
+//! **Schedule.** [`SolveSchedule::Single`](super::SolveSchedule::Single) runs one beam of the
+//! requested width. [`SolveSchedule::Restarts`](super::SolveSchedule::Restarts) runs widths
+//! `w, 2w, 4w, ...` until a limit stops the search or the width reaches the memory cap
+//! ([`MAX_BEAM_WIDTH`], less on boards whose states are large); the best game of all beams is
+//! the answer. Thread `i` of `n` starts at `w * (n + i) / n`, so threads try different widths.
+//! No randomness: with a node budget the answer is the same on every run.
+//!
+//! **Limits** are checked before each state is expanded. A beam stopped before it finished any
+//! game finishes its best state of the current layer at width 1 (a greedy descent by the
+//! evaluation, past the limits), so the answer is always a whole game.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::time::Duration;
+
+use crate::collapse::bitboard::CollapseGame;
+use crate::collapse::compact::CompactGame;
+use crate::collapse::plane::Plane;
+use crate::params::MinGroup;
+use crate::position::Position;
+use crate::scoring::ScoringRule;
+
+use super::game::SearchGame;
+use super::options::{SolveControl, SolveOptions, SolveSchedule};
+use super::{Effort, SolveStop};
+
+/// The widest beam run (states kept per layer): about 35 MB of 10x10 states.
+pub const MAX_BEAM_WIDTH: usize = 65_536;
+
+/// Memory the states of one layer may take, in bytes; caps the width on large boards.
+const LAYER_BYTES: usize = 64 << 20;
+
+/// What the beam needs of a position besides [`SearchGame`]: its groups, a tap of one, an
+/// evaluation and a hash.
+pub(super) trait BeamGame: SearchGame {
+    /// A legal group, as the representation taps it fastest.
+    type Group: Copy;
+    /// Appends every legal group to `out`.
+    fn groups_into(&self, min_group: MinGroup, out: &mut Vec<Self::Group>);
+    /// Taps `group` (one of this position's); returns its size.
+    fn tap_group(&mut self, group: Self::Group, min_group: MinGroup) -> usize;
+    /// The representative of `group` (one of this position's), as the line names it.
+    fn representative(&self, group: Self::Group) -> Position;
+    /// The static estimate of the module docs.
+    fn estimate(&self, weights: Weights, rule: ScoringRule, min_group: MinGroup) -> i64;
+    /// A 64-bit hash of the board.
+    fn fingerprint(&self) -> u64;
+    /// The bytes one state takes, heap included.
+    fn state_bytes(&self) -> usize;
+    /// True when some group has at least `min_group` cells.
+    fn has_group(&self, min_group: MinGroup) -> bool;
+}
+
+impl BeamGame for CompactGame {
+    type Group = Plane;
+
+    fn groups_into(&self, min_group: MinGroup, out: &mut Vec<Plane>) {
+        CompactGame::groups_into(self, min_group.get(), out);
+    }
+
+    fn tap_group(&mut self, group: Plane, _: MinGroup) -> usize {
+        CompactGame::tap_group(self, group)
+    }
+
+    fn representative(&self, group: Plane) -> Position {
+        CompactGame::representative(self, group)
+    }
+
+    fn estimate(&self, weights: Weights, rule: ScoringRule, min_group: MinGroup) -> i64 {
+        if min_group != MinGroup::DEFAULT {
+            let mut tally = Tally::default();
+            self.tally_colours(min_group.get(), |tiles, grouped, groups| {
+                tally.add(rule, tiles, grouped, groups);
+            });
+            return tally.estimate(weights);
+        }
+        // With pairs legal: the groups counted by their Euler number (module docs).
+        let mut potential = 0i64;
+        let (grouped, euler, grouped_colours) =
+            self.pair_census(|tiles| potential += rule.move_score(tiles as usize) as i64);
+        let groups = euler.max(grouped_colours as i32);
+        Tally {
+            potential,
+            loose: self.tiles_left() as i64 - i64::from(grouped),
+            fragments: i64::from(groups) - i64::from(grouped_colours),
+        }
+        .estimate(weights)
+    }
+
+    fn fingerprint(&self) -> u64 {
+        CompactGame::fingerprint(self)
+    }
+
+    fn state_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+    }
+
+    fn has_group(&self, min_group: MinGroup) -> bool {
+        self.has_legal_group(min_group)
+    }
+}
+
+impl BeamGame for CollapseGame {
+    type Group = Position;
+
+    fn groups_into(&self, min_group: MinGroup, out: &mut Vec<Position>) {
+        self.moves_into(min_group, out);
+    }
+
+    fn tap_group(&mut self, group: Position, min_group: MinGroup) -> usize {
+        self.play(group, min_group)
+    }
+
+    fn representative(&self, group: Position) -> Position {
+        group
+    }
+
+    fn estimate(&self, weights: Weights, rule: ScoringRule, min_group: MinGroup) -> i64 {
+        let mut tallies = vec![(0u32, 0u32, 0u32); self.slot_count()];
+        for (slot, tally) in tallies.iter_mut().enumerate() {
+            tally.0 = (0..self.columns())
+                .map(|col| self.plane(col, slot).count_ones())
+                .sum();
+        }
+        self.scan_groups(min_group.get(), |slot, _, _, size| {
+            tallies[slot].1 += size as u32;
+            tallies[slot].2 += 1;
+            true
+        });
+        let mut tally = Tally::default();
+        for (tiles, grouped, groups) in tallies {
+            tally.add(rule, tiles, grouped, groups);
+        }
+        tally.estimate(weights)
+    }
+
+    fn fingerprint(&self) -> u64 {
+        let mut hash = 0x9e37_79b9_7f4a_7c15u64 ^ self.tiles_left() as u64;
+        for col in 0..self.columns() {
+            for slot in 0..self.slot_count() {
+                hash = (hash ^ self.plane(col, slot)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+                hash ^= hash >> 32;
+            }
+        }
+        hash
+    }
+
+    fn state_bytes(&self) -> usize {
+        std::mem::size_of::<Self>() + 8 * self.width() * self.slot_count()
+    }
+
+    fn has_group(&self, min_group: MinGroup) -> bool {
+        self.has_legal_group(min_group)
+    }
+}
+
+/// The evaluation's weights (module docs), in the rule's score units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Weights {
+    /// Percent of `sum_k move_score(c_k)` counted.
+    potential: i64,
+    /// Penalty per loose tile.
+    loose: i64,
+    /// Penalty per legal group beyond the first of a colour.
+    fragment: i64,
+}
+
+impl Weights {
+    /// The weights used for `rule`.
+    pub(super) fn for_rule(rule: ScoringRule) -> Self {
+        match rule {
+            ScoringRule::PopStar => Self {
+                potential: 80,
+                loose: 100,
+                fragment: 300,
+            },
+            ScoringRule::SameGame | ScoringRule::BubbleBreaker => Self {
+                potential: 80,
+                loose: 20,
+                fragment: 60,
+            },
+            ScoringRule::Clickomania => Self {
+                potential: 0,
+                loose: 2,
+                fragment: 1,
+            },
+        }
+    }
+}
+
+/// The evaluation's terms summed over the colours.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    /// `sum_k move_score(c_k)`.
+    potential: i64,
+    /// Tiles in no legal group.
+    loose: i64,
+    /// `sum_k max(0, g_k - 1)`.
+    fragments: i64,
+}
+
+impl Tally {
+    /// Adds a colour of `tiles` tiles, `grouped` of them in its `groups` legal groups.
+    fn add(&mut self, rule: ScoringRule, tiles: u32, grouped: u32, groups: u32) {
+        if tiles > 0 {
+            self.potential += rule.move_score(tiles as usize) as i64;
+            self.loose += i64::from(tiles - grouped);
+            self.fragments += i64::from(groups.saturating_sub(1));
+        }
+    }
+
+    /// The static estimate.
+    fn estimate(self, weights: Weights) -> i64 {
+        weights.potential * self.potential / 100
+            - weights.loose * self.loose
+            - weights.fragment * self.fragments
+    }
+}
+
+/// A hasher for keys that are already hashes.
+#[derive(Default)]
+struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value;
+    }
+}
+
+/// A state of a layer.
+struct State<G> {
+    game: G,
+    /// Move scores so far.
+    score: i64,
+    /// Its taps: an index into [`Search::links`], or [`ROOT`].
+    link: u32,
+}
+
+/// A child before the merge and the cut.
+#[derive(Clone, Copy)]
+struct Child {
+    eval: i64,
+    score: i64,
+    hash: u64,
+    /// Index of its parent in the layer.
+    parent: u32,
+    at: Position,
+}
+
+/// The taps of the starting board: none.
+const ROOT: u32 = u32::MAX;
+
+/// The state of the whole beam search.
+struct Search<'c> {
+    rule: ScoringRule,
+    min_group: MinGroup,
+    weights: Weights,
+    control: &'c SolveControl<'c>,
+    max_nodes: u64,
+    nodes: u64,
+    stop: Option<SolveStop>,
+    /// Parent links of every state kept: `(parent link, tap)`.
+    links: Vec<(u32, Position)>,
+    best: Option<(i64, Vec<Position>)>,
+}
+
+/// The first refinement width (states kept per layer of the beams after each tap).
+const FIRST_REFINE_WIDTH: usize = 8;
+
+/// Runs the schedule of the module docs on `root` as thread `thread` of `options.threads`,
+/// with the requested `width`.
+pub(super) fn run<G: BeamGame>(
+    root: G,
+    options: &SolveOptions,
+    control: &SolveControl,
+    width: usize,
+    thread: usize,
+) -> (Vec<Position>, Effort) {
+    let threads = options.threads.get();
+    let mut search = Search {
+        rule: options.rule,
+        min_group: options.min_group,
+        weights: Weights::for_rule(options.rule),
+        control,
+        max_nodes: options.max_nodes.get(),
+        nodes: 0,
+        stop: None,
+        links: Vec::new(),
+        best: None,
+    };
+    let mut groups = Vec::new();
+    root.groups_into(options.min_group, &mut groups);
+    let per_state = root.state_bytes() + groups.len().max(1) * std::mem::size_of::<Child>();
+    let cap = (LAYER_BYTES / per_state).clamp(1, MAX_BEAM_WIDTH);
+    // Thread `i` of `n` scales every width by `(n + i) / n`.
+    let spread = |width: usize| (width * (threads + thread) / threads).clamp(1, cap);
+    let (mut levels_completed, mut runs_completed) = (0, 0);
+    if search.beam(&root, spread(width), true) {
+        levels_completed = 1;
+        runs_completed = 1;
+        let last = match options.schedule {
+            SolveSchedule::Single => spread(width / 8),
+            SolveSchedule::Restarts => cap,
+        };
+        let mut refine = FIRST_REFINE_WIDTH;
+        while spread(refine) <= last && search.refine(&root, spread(refine)) {
+            runs_completed += 1;
+            if spread(refine) >= cap {
+                break;
+            }
+            refine *= 2;
+        }
+    }
+    let effort = Effort {
+        nodes: search.nodes,
+        playouts: 0,
+        levels_completed,
+        runs_completed,
+        elapsed: Duration::ZERO,
+        stop: search.stop.unwrap_or(SolveStop::Completed),
+    };
+    (
+        search.best.map(|(_, line)| line).unwrap_or_default(),
+        effort,
+    )
+}
+
+impl Search<'_> {
+    /// True (and the reason recorded) when a limit is reached.
+    fn limit_reached(&mut self) -> bool {
+        if self.stop.is_none() {
+            self.stop = if self.nodes >= self.max_nodes {
+                Some(SolveStop::NodeBudget)
+            } else {
+                self.control.stop_now()
+            };
+        }
+        self.stop.is_some()
+    }
+
+    /// The taps from the starting board to `link`, in order.
+    fn taps(&self, mut link: u32) -> Vec<Position> {
+        let mut taps = Vec::new();
+        while link != ROOT {
+            let (parent, at) = self.links[link as usize];
+            taps.push(at);
+            link = parent;
+        }
+        taps.reverse();
+        taps
+    }
+
+    /// Records a finished game of `total` points ending with the tap `at` after `link`.
+    fn finished(&mut self, total: i64, link: u32, at: Option<Position>) {
+        if self.best.as_ref().is_none_or(|(best, _)| total > *best) {
+            let mut line = self.taps(link);
+            line.extend(at);
+            self.best = Some((total, line));
+        }
+    }
+
+    /// Walks the best line from `root`: at each of its positions, every legal tap is followed
+    /// by a beam of `width` from the child, and the line switches to any better game found
+    /// (a level-1 nested search with beams for playouts). Returns false when a limit stopped it.
+    fn refine<G: BeamGame>(&mut self, root: &G, width: usize) -> bool {
+        let (rule, min_group) = (self.rule, self.min_group);
+        self.links.clear();
+        let (mut position, mut score, mut link) = (root.clone(), 0i64, ROOT);
+        let mut groups = Vec::new();
+        for step in 0.. {
+            groups.clear();
+            position.groups_into(min_group, &mut groups);
+            if groups.is_empty() {
+                return true;
+            }
+            for &group in &groups {
+                if self.limit_reached() {
+                    return false;
+                }
+                let at = position.representative(group);
+                let mut game = position.clone();
+                let child_score = score + rule.move_score(game.tap_group(group, min_group)) as i64;
+                self.nodes += 1;
+                if !game.has_group(min_group) {
+                    let total = child_score + rule.end_bonus(game.tiles_left());
+                    self.finished(total, link, Some(at));
+                    continue;
+                }
+                let links = self.links.len();
+                self.links.push((link, at));
+                let mut layer = vec![State {
+                    game,
+                    score: child_score,
+                    link: links as u32,
+                }];
+                let completed = self.beam_from(&mut layer, width, true);
+                self.links.truncate(links);
+                if !completed {
+                    return false;
+                }
+            }
+            let Some(&next) = self.best.as_ref().and_then(|(_, line)| line.get(step)) else {
+                return true;
+            };
+            score += rule.move_score(position.play(next, min_group)) as i64;
+            self.nodes += 1;
+            self.links.push((link, next));
+            link = (self.links.len() - 1) as u32;
+        }
+        true
+    }
+
+    /// One beam of `width` from `root`, checking the limits when `limited`. Returns false when
+    /// a limit stopped it (after finishing its best state greedily if no game was found yet).
+    fn beam<G: BeamGame>(&mut self, root: &G, width: usize, limited: bool) -> bool {
+        // The best line is written out when found, so earlier beams' links are not needed.
+        self.links.clear();
+        let mut layer = vec![State {
+            game: root.clone(),
+            score: 0,
+            link: ROOT,
+        }];
+        self.beam_from(&mut layer, width, limited)
+    }
+
+    fn beam_from<G: BeamGame>(
+        &mut self,
+        layer: &mut Vec<State<G>>,
+        width: usize,
+        limited: bool,
+    ) -> bool {
+        let (rule, min_group) = (self.rule, self.min_group);
+        let mut moves = Vec::new();
+        let mut children: Vec<Child> = Vec::new();
+        let mut merged: HashMap<u64, u32, BuildHasherDefault<PassThrough>> = HashMap::default();
+        while !layer.is_empty() {
+            children.clear();
+            merged.clear();
+            for (index, state) in layer.iter().enumerate() {
+                if limited && self.limit_reached() {
+                    if self.best.is_none() {
+                        let best = layer.swap_remove(0);
+                        self.beam_from(&mut vec![best], 1, false);
+                    }
+                    return false;
+                }
+                moves.clear();
+                state.game.groups_into(min_group, &mut moves);
+                if moves.is_empty() {
+                    // Only the starting board can be finished here.
+                    let total = state.score + rule.end_bonus(state.game.tiles_left());
+                    self.finished(total, state.link, None);
+                    continue;
+                }
+                for &group in &moves {
+                    let at = state.game.representative(group);
+                    let mut game = state.game.clone();
+                    let size = game.tap_group(group, min_group);
+                    let score = state.score + rule.move_score(size) as i64;
+                    self.nodes += 1;
+                    if !game.has_group(min_group) {
+                        let total = score + rule.end_bonus(game.tiles_left());
+                        self.finished(total, state.link, Some(at));
+                        continue;
+                    }
+                    let child = Child {
+                        eval: score + game.estimate(self.weights, rule, min_group),
+                        score,
+                        hash: game.fingerprint(),
+                        parent: index as u32,
+                        at,
+                    };
+                    // Equal boards have equal estimates: the higher score is the higher eval.
+                    match merged.entry(child.hash) {
+                        Entry::Occupied(seen) => {
+                            // The merged child keeps the first one's place in the order.
+                            let kept = &mut children[*seen.get() as usize];
+                            if child.score > kept.score {
+                                *kept = child;
+                            }
+                        }
+                        Entry::Vacant(slot) => {
+                            slot.insert(children.len() as u32);
+                            children.push(child);
+                        }
+                    }
+                }
+            }
+            // The cut: highest evaluation first, the earliest generated on a tie.
+            let order = |a: &(usize, &Child), b: &(usize, &Child)| {
+                b.1.eval.cmp(&a.1.eval).then(a.0.cmp(&b.0))
+            };
+            let mut ranked: Vec<(usize, &Child)> = children.iter().enumerate().collect();
+            if ranked.len() > width {
+                ranked.select_nth_unstable_by(width - 1, order);
+                ranked.truncate(width);
+            }
+            ranked.sort_unstable_by(order);
+            let next: Vec<State<G>> = ranked
+                .iter()
+                .map(|&(_, child)| {
+                    let parent = &layer[child.parent as usize];
+                    let mut game = parent.game.clone();
+                    game.play(child.at, min_group);
+                    self.nodes += 1;
+                    self.links.push((parent.link, child.at));
+                    State {
+                        game,
+                        score: child.score,
+                        link: (self.links.len() - 1) as u32,
+                    }
+                })
+                .collect();
+            *layer = next;
+        }
+        true
+    }
+}
