@@ -360,7 +360,10 @@ fn main() {
         args.fragment,
         match args.solve_method.as_str() {
             "nmcs" => "NMCS level 2, screened".to_string(),
-            _ => format!("beam, first width {}", args.solve_width),
+            _ => format!(
+                "beam, first width {}",
+                BeamWidth::parse(args.solve_width).map_or(0, BeamWidth::get)
+            ),
         },
         args.seconds
     );
