@@ -93,8 +93,8 @@ struct Args {
     /// Evaluation: penalty per legal group beyond the first of each colour.
     #[arg(long, default_value_t = 300)]
     fragment: i64,
-    /// Solve's method: `beam` (SolveMethod::Beam, restarts at doubling widths from
-    /// `--solve-width`) or `nmcs` (level 2, screened, restarts).
+    /// Solve's method: `beam` (SolveMethod::Beam with restarts: a beam of `--solve-width`,
+    /// then refinement passes until the time cap) or `nmcs` (level 2, screened, restarts).
     #[arg(long, default_value = "beam")]
     solve_method: String,
     /// Solve's first beam width (`--solve-method beam`); 0 means the default, 2000.

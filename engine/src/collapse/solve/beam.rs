@@ -1,5 +1,5 @@
 //! [`SolveMethod::Beam`](super::SolveMethod::Beam): a beam search with a static evaluation
-//! and duplicate merging, run at doubling widths until a limit.
+//! and duplicate merging, then refinement passes along the best line.
 //!
 //! **One beam.** Layer by layer from the starting board, every state of the beam is expanded
 //! by every legal group (one tap each). A child with no legal group is a finished game, scored
@@ -26,16 +26,28 @@
 //! PopStar boards of `collapse generate --seed 1..8` (docs/solver.md), the quadratic rules'
 //! are scaled to their move scores, and Clickomania (tiles cleared) counts loose tiles only.
 //!
-//! **Schedule.** [`SolveSchedule::Single`](super::SolveSchedule::Single) runs one beam of the
-//! requested width. [`SolveSchedule::Restarts`](super::SolveSchedule::Restarts) runs widths
-//! `w, 2w, 4w, ...` until a limit stops the search or the width reaches the memory cap
-//! ([`MAX_BEAM_WIDTH`], less on boards whose states are large); the best game of all beams is
-//! the answer. Thread `i` of `n` starts at `w * (n + i) / n`, so threads try different widths.
-//! No randomness: with a node budget the answer is the same on every run.
+//! With `min_group` 2 on boards of at most 16x16 the groups are counted by the Euler number of
+//! the paired tiles, summed over the colours (see `CompactGame::pair_census`): the fragment
+//! term is then `max(sum_k euler_k, G) - G` for the `G` colours with a group, which is the
+//! formula above except that a group enclosing a hole counts one less. Larger boards and
+//! larger `min_group` count the groups by flood fill.
 //!
-//! **Limits** are checked before each state is expanded. A beam stopped before it finished any
-//! game finishes its best state of the current layer at width 1 (a greedy descent by the
-//! evaluation, past the limits), so the answer is always a whole game.
+//! **Refinement.** A pass walks the best line from the start; at each of its positions every
+//! legal tap is followed by a beam of `r` states from the child, and the line switches to any
+//! better game found (a level-1 nested search with beams in place of playouts).
+//!
+//! **Schedule.** One beam of the requested width `w`, then passes with `r = 8, 16, 32, ...`:
+//! [`SolveSchedule::Single`](super::SolveSchedule::Single) up to `w / 8`,
+//! [`SolveSchedule::Restarts`](super::SolveSchedule::Restarts) until a limit or the width cap.
+//! Thread `i` of `n` scales every width by `(n + i) / n`. The widths are capped at
+//! [`MAX_BEAM_WIDTH`] and by [`LAYER_BYTES`] of states; a layer's children at
+//! [`MAX_LAYER_CHILDREN`] (the lowest-ranked states of a layer are then not expanded).
+//!
+//! **Limits** are checked before each state is expanded. A stopped beam finishes its best
+//! state of the current layer with one TabuColorRandom playout (drawn from the seed's stream,
+//! the one use of the seed) and keeps the better of that game and the best finished one, so
+//! the answer is always a whole game and the budget is overshot by at most a layer's width
+//! and one playout. With a node budget the answer is the same on every run.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -57,7 +69,11 @@ use super::{Effort, SolveStop};
 pub const MAX_BEAM_WIDTH: usize = 65_536;
 
 /// Memory the states of one layer may take, in bytes; caps the width on large boards.
-const LAYER_BYTES: usize = 64 << 20;
+const LAYER_BYTES: usize = 32 << 20;
+
+/// Most children of one layer kept for the merge and the cut (40 bytes each, plus the merge
+/// table): bounds a layer's memory whatever the boards' group counts.
+const MAX_LAYER_CHILDREN: usize = 1 << 20;
 
 /// What the beam needs of a position besides [`SearchGame`]: its groups, a tap of one, an
 /// evaluation and a hash.
@@ -301,6 +317,8 @@ struct Search<'c> {
     /// Parent links of every state kept: `(parent link, tap)`.
     links: Vec<(u32, Position)>,
     best: Option<(i64, Vec<Position>)>,
+    /// Draws the playout that finishes a stopped beam.
+    rng: crate::SeededRng,
 }
 
 /// The first refinement width (states kept per layer of the beams after each tap).
@@ -326,15 +344,16 @@ pub(super) fn run<G: BeamGame>(
         stop: None,
         links: Vec::new(),
         best: None,
+        rng: crate::rng_from_seed(options.seed),
     };
-    let mut groups = Vec::new();
-    root.groups_into(options.min_group, &mut groups);
-    let per_state = root.state_bytes() + groups.len().max(1) * std::mem::size_of::<Child>();
-    let cap = (LAYER_BYTES / per_state).clamp(1, MAX_BEAM_WIDTH);
+    if thread != 0 {
+        search.rng.set_stream(thread as u64);
+    }
+    let cap = (LAYER_BYTES / root.state_bytes()).clamp(1, MAX_BEAM_WIDTH);
     // Thread `i` of `n` scales every width by `(n + i) / n`.
     let spread = |width: usize| (width * (threads + thread) / threads).clamp(1, cap);
     let (mut levels_completed, mut runs_completed) = (0, 0);
-    if search.beam(&root, spread(width), true) {
+    if search.beam(&root, spread(width)) {
         levels_completed = 1;
         runs_completed = 1;
         let last = match options.schedule {
@@ -432,7 +451,7 @@ impl Search<'_> {
                     score: child_score,
                     link: links as u32,
                 }];
-                let completed = self.beam_from(&mut layer, width, true);
+                let completed = self.beam_from(&mut layer, width);
                 self.links.truncate(links);
                 if !completed {
                     return false;
@@ -449,9 +468,25 @@ impl Search<'_> {
         true
     }
 
-    /// One beam of `width` from `root`, checking the limits when `limited`. Returns false when
-    /// a limit stopped it (after finishing its best state greedily if no game was found yet).
-    fn beam<G: BeamGame>(&mut self, root: &G, width: usize, limited: bool) -> bool {
+    /// Finishes `state` with one TabuColorRandom playout (uniform under Clickomania) and keeps
+    /// the game if it beats the best.
+    fn finish_with_playout<G: BeamGame>(&mut self, state: &State<G>) {
+        let mut game = state.game.clone();
+        let mut taps = Vec::new();
+        let tabu = self.rule != ScoringRule::Clickomania;
+        let score = game.playout(self.rule, self.min_group, tabu, &mut self.rng, &mut taps);
+        self.nodes += taps.len() as u64;
+        let total = state.score + score;
+        if self.best.as_ref().is_none_or(|(best, _)| total > *best) {
+            let mut line = self.taps(state.link);
+            line.extend(taps);
+            self.best = Some((total, line));
+        }
+    }
+
+    /// One beam of `width` from `root`. Returns false when a limit stopped it (after finishing
+    /// its best state with a playout).
+    fn beam<G: BeamGame>(&mut self, root: &G, width: usize) -> bool {
         // The best line is written out when found, so earlier beams' links are not needed.
         self.links.clear();
         let mut layer = vec![State {
@@ -459,15 +494,10 @@ impl Search<'_> {
             score: 0,
             link: ROOT,
         }];
-        self.beam_from(&mut layer, width, limited)
+        self.beam_from(&mut layer, width)
     }
 
-    fn beam_from<G: BeamGame>(
-        &mut self,
-        layer: &mut Vec<State<G>>,
-        width: usize,
-        limited: bool,
-    ) -> bool {
+    fn beam_from<G: BeamGame>(&mut self, layer: &mut Vec<State<G>>, width: usize) -> bool {
         let (rule, min_group) = (self.rule, self.min_group);
         let mut moves = Vec::new();
         let mut children: Vec<Child> = Vec::new();
@@ -476,12 +506,13 @@ impl Search<'_> {
             children.clear();
             merged.clear();
             for (index, state) in layer.iter().enumerate() {
-                if limited && self.limit_reached() {
-                    if self.best.is_none() {
-                        let best = layer.swap_remove(0);
-                        self.beam_from(&mut vec![best], 1, false);
-                    }
+                if self.limit_reached() {
+                    // The layer is ranked: its first state is the best.
+                    self.finish_with_playout(&layer[0]);
                     return false;
+                }
+                if children.len() >= MAX_LAYER_CHILDREN {
+                    break;
                 }
                 moves.clear();
                 state.game.groups_into(min_group, &mut moves);

@@ -121,9 +121,9 @@ impl ScreenWidth {
 /// Beam width when a request leaves it at 0 ([`SolveMethod::Beam`]).
 pub const DEFAULT_BEAM_WIDTH: u32 = 2000;
 
-/// The width of a beam search (states kept per layer), `1..=`[`MAX_BEAM_WIDTH`]: with
-/// [`SolveSchedule::Single`] the one beam's width, with [`SolveSchedule::Restarts`] the first
-/// of the doubling widths.
+/// The width of the first beam of [`SolveMethod::Beam`] (states kept per layer),
+/// `1..=`[`MAX_BEAM_WIDTH`]; with [`SolveSchedule::Single`] the refinement passes stop at an
+/// eighth of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BeamWidth(u32);
 
@@ -242,14 +242,16 @@ pub enum SolveMethod {
     /// times more restarts; on the 20 standard SameGame positions restarts of screened level 2
     /// (width 16) score higher on the same budget than restarts of plain level 2 (README).
     Screened(ScreenWidth),
-    /// A beam search with a static evaluation and duplicate merging (no playouts, no
-    /// randomness; `level` is not used): layer by layer, every state is expanded by every legal
-    /// group, children with equal boards are merged, and the `width` best by score so far plus
-    /// an estimate (each colour's worth if gathered, less penalties for loose tiles and for
-    /// colours split into several groups) go on. With [`SolveSchedule::Restarts`] the widths
-    /// double until a limit; the best game of all beams is the answer. On 10x10 PopStar this
-    /// beats NMCS at equal time (docs/solver.md). The clear goal's Monte-Carlo step runs
-    /// [`Self::Screened`] at the default width instead.
+    /// A beam search with a static evaluation and duplicate merging (`level` is not used):
+    /// layer by layer, every state is expanded by every legal group, children with equal
+    /// boards are merged, and the `width` best by score so far plus an estimate (each colour's
+    /// worth if gathered, less penalties for tiles in no group and for colours split into
+    /// several groups) go on. Then refinement passes walk the best line and follow every tap
+    /// on it by a beam of 8, 16, 32, ... states, switching to any better game: up to `width / 8`
+    /// with [`SolveSchedule::Single`], until a limit with [`SolveSchedule::Restarts`]. The seed
+    /// only draws the playout that finishes a beam a limit stops. On 10x10 PopStar this beats
+    /// NMCS at equal time (docs/solver.md, "Beam search"). The clear goal's Monte-Carlo step
+    /// runs [`Self::Screened`] at the default width instead.
     Beam(BeamWidth),
 }
 

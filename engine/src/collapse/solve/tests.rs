@@ -344,7 +344,7 @@ fn the_beam_keeps_its_node_budget_and_repeats_itself() {
         check_replays(&board, &searched, &first);
         assert_eq!(first.stop, SolveStop::NodeBudget);
         // Checked before each state's expansion: over by at most a state's children, a layer
-        // built after the check and a greedy finish.
+        // built after the check and a playout.
         let cells = (width * height) as u64;
         assert!(
             first.nodes >= 40_000 && first.nodes < 40_000 + cells + 32 * cells,
@@ -353,7 +353,8 @@ fn the_beam_keeps_its_node_budget_and_repeats_itself() {
         );
         let again = solve(&board, &searched, &SolveControl::default());
         assert_eq!((&first.moves, first.nodes), (&again.moves, again.nodes));
-        // A larger budget runs the same schedule further: never lower.
+        // A larger budget runs the same schedule further (its answer may still be lower: a
+        // stopped beam's playout is a matter of luck).
         let more = solve(
             &board,
             &SolveOptions {
@@ -363,13 +364,8 @@ fn the_beam_keeps_its_node_budget_and_repeats_itself() {
             &SolveControl::default(),
         );
         check_replays(&board, &searched, &more);
-        assert!(
-            more.score >= first.score,
-            "{} < {}",
-            more.score,
-            first.score
-        );
         assert!(more.runs_completed >= first.runs_completed);
+        assert!(more.nodes >= 200_000 || more.stop == SolveStop::Completed);
     }
 }
 
@@ -378,13 +374,13 @@ fn a_beam_stopped_at_once_still_answers_a_whole_game() {
     let mut rng = crate::rng_from_seed(3);
     let cells: Vec<u32> = (0..15 * 15).map(|_| rng.random_range(1..=5)).collect();
     let board = SettledBoard::try_from(Board::from_raw(15, 15, &cells).unwrap()).unwrap();
-    let options = beam(
+    let stopped = beam(
         1000,
         SolveSchedule::Restarts,
         options(ScoringRule::SameGame, 2, 1),
     );
-    let solution = solve(&board, &options, &SolveControl::default());
-    check_replays(&board, &options, &solution);
+    let solution = solve(&board, &stopped, &SolveControl::default());
+    check_replays(&board, &stopped, &solution);
     assert!(!solution.moves.is_empty());
     assert_eq!(solution.stop, SolveStop::NodeBudget);
     assert_eq!((solution.levels_completed, solution.runs_completed), (0, 0));
@@ -393,9 +389,21 @@ fn a_beam_stopped_at_once_still_answers_a_whole_game() {
         cancel: Some(&cancelled),
         ..SolveControl::default()
     };
-    let solution = solve(&board, &options, &control);
-    check_replays(&board, &options, &solution);
+    let solution = solve(&board, &stopped, &control);
+    check_replays(&board, &stopped, &solution);
     assert_eq!(solution.stop, SolveStop::Cancelled);
+    // A large board stopped at once costs one playout, not a descent that scores every child.
+    let cells: Vec<u32> = (0..64 * 64).map(|_| rng.random_range(1..=3)).collect();
+    let board = SettledBoard::try_from(Board::from_raw(64, 64, &cells).unwrap()).unwrap();
+    let wide = beam(
+        65_536,
+        SolveSchedule::Restarts,
+        options(ScoringRule::SameGame, 2, 1),
+    );
+    let solution = solve(&board, &wide, &control);
+    check_replays(&board, &wide, &solution);
+    assert_eq!(solution.stop, SolveStop::Cancelled);
+    assert!(solution.nodes <= 64 * 64 / 2, "{}", solution.nodes);
 }
 
 #[test]

@@ -305,11 +305,19 @@ pub fn play_level_move_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
     colors.checked_index("swap.a", swap.a)?;
     colors.checked_index("swap.b", swap.b)?;
     level.check_state(state)?;
-    let status = level.status(state);
+    // One stability check serves the status (as `Level::status` judges it) and the move.
+    let stable = StableObstacles::try_from(state.board.clone().into_obstacles());
+    let has_swap = stable
+        .as_ref()
+        .is_ok_and(|board| obstacles::has_obstacle_swap(board.board()));
+    let status = level.decide(state, has_swap);
     if status != LevelStatus::Playing {
+        if let Ok(board) = stable {
+            board.into_board();
+        }
         return Err(EngineError::LevelOver { status });
     }
-    let board = StableObstacles::try_from(state.board.clone().into_obstacles())?;
+    let board = stable?;
     let (played, bits) =
         play_on::<true, R, S>(level, state, (board, swap), max_steps, (rng, sink))?;
     if let Some(bits) = bits {

@@ -458,17 +458,18 @@ export declare const CollapseCheckDeadStateResponseSchema: GenMessage<CollapseCh
  * Komiya, Y. Kotani, "Nested Monte-Carlo Search with simulation reduction", Knowledge-Based
  * Systems 34, 2012): each step first runs one playout after every legal move and runs the level
  * below only after the `screen_width` moves whose playouts scored highest. With `method =
- * SOLVE_METHOD_BEAM` the search is a beam search instead (no playouts, no random draws; `level`
- * and `seed` are not used): one beam of `beam_width` with a static evaluation and duplicate
+ * SOLVE_METHOD_BEAM` the search is a beam search instead (`level` is not used; `seed` only draws
+ * the one playout that finishes a beam a limit stops): one beam of `beam_width` with a static
+ * evaluation and duplicate
  * merging, then refinement passes that walk the best line and follow every tap on it by a beam
  * of 8, 16, 32, ... states (docs/solver.md, "Beam search"); the strongest method on 10x10
  * PopStar boards, weaker than NMCS on the 15x15 SameGame positions.
  *
  * Effort: a *node* is one tap applied by the search (in the tree or a playout). Limits are
- * checked before each playout (with BEAM: before each state is expanded; a beam stopped before
- * it finished a game finishes its best state greedily, and a layer's states are built after the
- * check, so the budget is overshot by at most a layer and a game): the node budget (overshot by
- * at most one playout), `max_millis`,
+ * checked before each playout (with BEAM: before each state is expanded; a stopped beam
+ * finishes its best state with one playout, and a layer's states are built after the check, so
+ * the budget is overshot by at most a layer's width and a playout): the node budget (overshot
+ * by at most one playout), `max_millis`,
  * the request's deadline and cancellation. With the budget and the seed fixed the answer is the
  * same on every run and machine; `max_millis` and the deadline are the non-deterministic knobs:
  * when one stops the search it returns the best game found so far and says so in `stop`.
@@ -594,9 +595,10 @@ export declare type CollapseSolveRequest = Message<"matchgrid.v1.CollapseSolveRe
    * With BEAM: the first beam's width (states kept per layer); unset or 0 means 2000;
    * 1..=65536, beyond is INVALID_ARGUMENT naming `beam_width` whatever the method. With SINGLE
    * the refinement passes stop at an eighth of it; with RESTARTS they go on doubling until a
-   * limit (or the width cap, 65536 states, less on boards whose states take more than 1 KiB).
-   * With several threads, thread i of n scales every width by (n + i) / n and gets its share of
-   * the budget. Unused with NMCS and SCREENED.
+   * limit or the width cap: 65536 states, and at most 32 MiB of states a layer (about 62,000 on
+   * boards of at most 16x16, fewer on larger boards); a layer keeps at most 2^20 children for
+   * its merge and cut. With several threads, thread i of n scales every width by (n + i) / n
+   * and gets its share of the budget. Unused with NMCS and SCREENED.
    *
    * @generated from field: uint32 beam_width = 13;
    */
@@ -1221,8 +1223,8 @@ export enum SolveMethod {
   /**
    * A beam search with a static evaluation (each colour's worth if gathered, less penalties for
    * tiles in no group and for colours split into several groups), duplicate merging and
-   * refinement passes along the best line; see CollapseSolveRequest. Deterministic with no
-   * seed. The CLEAR goal's Monte-Carlo step runs SCREENED (width 16) instead.
+   * refinement passes along the best line; see CollapseSolveRequest. Deterministic for a seed
+   * and node budget. The CLEAR goal's Monte-Carlo step runs SCREENED (width 16) instead.
    *
    * @generated from enum value: SOLVE_METHOD_BEAM = 3;
    */
