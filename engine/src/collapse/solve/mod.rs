@@ -59,18 +59,18 @@
 
 mod beam;
 mod clear;
+mod evaluation;
 mod game;
 mod options;
 mod search;
 
 pub use clear::{ClearProof, ClearSolution, Clearability, MAX_CLEAR_TABLE_BYTES, solve_clear};
 
-pub use beam::MAX_BEAM_WIDTH;
 pub use options::{
     BeamWidth, DEFAULT_BEAM_WIDTH, DEFAULT_SCREEN_WIDTH, DEFAULT_SOLVE_LEVEL, DEFAULT_SOLVE_NODES,
-    MAX_SCREEN_WIDTH, MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES, MAX_SOLVE_THREADS,
-    NodeBudget, ScreenWidth, SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule,
-    SolveThreads, parse_time_limit,
+    MAX_BEAM_WIDTH, MAX_SCREEN_WIDTH, MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES,
+    MAX_SOLVE_THREADS, NodeBudget, ScreenWidth, SolveControl, SolveLevel, SolveMethod,
+    SolveOptions, SolveSchedule, SolveThreads, parse_time_limit,
 };
 
 use std::time::{Duration, Instant};
@@ -81,7 +81,7 @@ use crate::settled::SettledBoard;
 #[cfg(doc)]
 use super::CollapsePlayout;
 use super::{CollapseGame, CompactGame};
-use beam::BeamGame;
+use evaluation::BeamGame;
 
 /// Why a search stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -10,7 +10,6 @@ use crate::params::MinGroup;
 use crate::scoring::ScoringRule;
 
 use super::SolveStop;
-use super::beam::MAX_BEAM_WIDTH;
 
 /// Node budget when a request leaves `max_nodes` at 0: one million taps, about 0.2 s on one core
 /// on a 15x15 board.
@@ -117,6 +116,10 @@ impl ScreenWidth {
         usize::from(self.0)
     }
 }
+
+/// The widest beam run (states kept per layer) of [`SolveMethod::Beam`]; the search also caps
+/// a layer's states at 32 MiB (about 62,000 on boards of at most 16x16).
+pub const MAX_BEAM_WIDTH: usize = 65_536;
 
 /// Beam width when a request leaves it at 0 ([`SolveMethod::Beam`]).
 pub const DEFAULT_BEAM_WIDTH: u32 = 2000;

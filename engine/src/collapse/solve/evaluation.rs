@@ -1,0 +1,200 @@
+//! What the beam search of [`SolveMethod::Beam`](super::SolveMethod::Beam) needs of a
+//! position ([`BeamGame`], for both representations) and its static evaluation ([`Weights`]):
+//! the score so far plus each colour's worth if gathered, less penalties for tiles in no
+//! legal group and for colours split into several groups (the formula is in `beam`'s docs).
+
+use crate::collapse::bitboard::CollapseGame;
+use crate::collapse::compact::CompactGame;
+use crate::collapse::plane::Plane;
+use crate::params::MinGroup;
+use crate::position::Position;
+use crate::scoring::ScoringRule;
+
+use super::game::SearchGame;
+
+/// What the beam needs of a position besides [`SearchGame`]: its groups, a tap of one, an
+/// evaluation and a hash.
+pub(super) trait BeamGame: SearchGame {
+    /// A legal group, as the representation taps it fastest.
+    type Group: Copy;
+    /// Appends every legal group to `out`.
+    fn groups_into(&self, min_group: MinGroup, out: &mut Vec<Self::Group>);
+    /// Taps `group` (one of this position's); returns its size.
+    fn tap_group(&mut self, group: Self::Group, min_group: MinGroup) -> usize;
+    /// The representative of `group` (one of this position's), as the line names it.
+    fn representative(&self, group: Self::Group) -> Position;
+    /// The static estimate of the module docs.
+    fn estimate(&self, weights: Weights, rule: ScoringRule, min_group: MinGroup) -> i64;
+    /// A 64-bit hash of the board.
+    fn fingerprint(&self) -> u64;
+    /// The bytes one state takes, heap included.
+    fn state_bytes(&self) -> usize;
+    /// True when some group has at least `min_group` cells.
+    fn has_group(&self, min_group: MinGroup) -> bool;
+}
+
+impl BeamGame for CompactGame {
+    type Group = Plane;
+
+    fn groups_into(&self, min_group: MinGroup, out: &mut Vec<Plane>) {
+        CompactGame::groups_into(self, min_group.get(), out);
+    }
+
+    fn tap_group(&mut self, group: Plane, _: MinGroup) -> usize {
+        CompactGame::tap_group(self, group)
+    }
+
+    fn representative(&self, group: Plane) -> Position {
+        CompactGame::representative(self, group)
+    }
+
+    fn estimate(&self, weights: Weights, rule: ScoringRule, min_group: MinGroup) -> i64 {
+        if min_group != MinGroup::DEFAULT {
+            let mut tally = Tally::default();
+            self.tally_colours(min_group.get(), |tiles, grouped, groups| {
+                tally.add(rule, tiles, grouped, groups);
+            });
+            return tally.estimate(weights);
+        }
+        // With pairs legal: the groups counted by their Euler number (module docs).
+        let mut potential = 0i64;
+        let (grouped, euler, grouped_colours) =
+            self.pair_census(|tiles| potential += rule.move_score(tiles as usize) as i64);
+        let groups = euler.max(grouped_colours as i32);
+        Tally {
+            potential,
+            loose: self.tiles_left() as i64 - i64::from(grouped),
+            fragments: i64::from(groups) - i64::from(grouped_colours),
+        }
+        .estimate(weights)
+    }
+
+    fn fingerprint(&self) -> u64 {
+        CompactGame::fingerprint(self)
+    }
+
+    fn state_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+    }
+
+    fn has_group(&self, min_group: MinGroup) -> bool {
+        self.has_legal_group(min_group)
+    }
+}
+
+impl BeamGame for CollapseGame {
+    type Group = Position;
+
+    fn groups_into(&self, min_group: MinGroup, out: &mut Vec<Position>) {
+        self.moves_into(min_group, out);
+    }
+
+    fn tap_group(&mut self, group: Position, min_group: MinGroup) -> usize {
+        self.play(group, min_group)
+    }
+
+    fn representative(&self, group: Position) -> Position {
+        group
+    }
+
+    fn estimate(&self, weights: Weights, rule: ScoringRule, min_group: MinGroup) -> i64 {
+        let mut tallies = vec![(0u32, 0u32, 0u32); self.slot_count()];
+        for (slot, tally) in tallies.iter_mut().enumerate() {
+            tally.0 = (0..self.columns())
+                .map(|col| self.plane(col, slot).count_ones())
+                .sum();
+        }
+        self.scan_groups(min_group.get(), |slot, _, _, size| {
+            tallies[slot].1 += size as u32;
+            tallies[slot].2 += 1;
+            true
+        });
+        let mut tally = Tally::default();
+        for (tiles, grouped, groups) in tallies {
+            tally.add(rule, tiles, grouped, groups);
+        }
+        tally.estimate(weights)
+    }
+
+    fn fingerprint(&self) -> u64 {
+        let mut hash = 0x9e37_79b9_7f4a_7c15u64 ^ self.tiles_left() as u64;
+        for col in 0..self.columns() {
+            for slot in 0..self.slot_count() {
+                hash = (hash ^ self.plane(col, slot)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+                hash ^= hash >> 32;
+            }
+        }
+        hash
+    }
+
+    fn state_bytes(&self) -> usize {
+        std::mem::size_of::<Self>() + 8 * self.width() * self.slot_count()
+    }
+
+    fn has_group(&self, min_group: MinGroup) -> bool {
+        self.has_legal_group(min_group)
+    }
+}
+
+/// The evaluation's weights (module docs), in the rule's score units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Weights {
+    /// Percent of `sum_k move_score(c_k)` counted.
+    potential: i64,
+    /// Penalty per loose tile.
+    loose: i64,
+    /// Penalty per legal group beyond the first of a colour.
+    fragment: i64,
+}
+
+impl Weights {
+    /// The weights used for `rule`.
+    pub(super) fn for_rule(rule: ScoringRule) -> Self {
+        match rule {
+            ScoringRule::PopStar => Self {
+                potential: 80,
+                loose: 100,
+                fragment: 300,
+            },
+            ScoringRule::SameGame | ScoringRule::BubbleBreaker => Self {
+                potential: 80,
+                loose: 20,
+                fragment: 60,
+            },
+            ScoringRule::Clickomania => Self {
+                potential: 0,
+                loose: 2,
+                fragment: 1,
+            },
+        }
+    }
+}
+
+/// The evaluation's terms summed over the colours.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    /// `sum_k move_score(c_k)`.
+    potential: i64,
+    /// Tiles in no legal group.
+    loose: i64,
+    /// `sum_k max(0, g_k - 1)`.
+    fragments: i64,
+}
+
+impl Tally {
+    /// Adds a colour of `tiles` tiles, `grouped` of them in its `groups` legal groups.
+    fn add(&mut self, rule: ScoringRule, tiles: u32, grouped: u32, groups: u32) {
+        if tiles > 0 {
+            self.potential += rule.move_score(tiles as usize) as i64;
+            self.loose += i64::from(tiles - grouped);
+            self.fragments += i64::from(groups.saturating_sub(1));
+        }
+    }
+
+    /// The static estimate.
+    fn estimate(self, weights: Weights) -> i64 {
+        weights.potential * self.potential / 100
+            - weights.loose * self.loose
+            - weights.fragment * self.fragments
+    }
+}
