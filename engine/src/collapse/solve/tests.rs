@@ -247,37 +247,25 @@ fn screening_keeps_the_search_whole_and_deterministic() {
     }
 }
 
-#[test]
-fn threads_share_the_budget_and_repeat_themselves() {
-    let mut rng = crate::rng_from_seed(5);
-    let cells: Vec<u32> = (0..14 * 14).map(|_| rng.random_range(1..=5)).collect();
-    let board = SettledBoard::try_from(Board::from_raw(14, 14, &cells).unwrap()).unwrap();
-    let one = SolveOptions {
-        schedule: SolveSchedule::Restarts,
-        method: SolveMethod::Screened(ScreenWidth::parse(0).unwrap()),
-        ..options(ScoringRule::SameGame, 2, 200_000)
-    };
+/// Solves `board` with `one` on two threads (twice: the answers must agree) and with `one` on
+/// half its budget; checks the two-thread answer replays and is no lower (thread 0 is the
+/// one-thread search on half the budget). Returns both answers.
+fn two_threads_against_one_on_half(
+    board: &SettledBoard,
+    one: SolveOptions,
+) -> (Solution, Solution) {
     let two = SolveOptions {
         threads: SolveThreads::parse(2).unwrap(),
         ..one
     };
-    let first = solve(&board, &two, &SolveControl::default());
-    check_replays(&board, &two, &first);
-    assert_eq!(first.stop, SolveStop::NodeBudget);
-    // Each thread overshoots its half by at most one playout.
-    assert!(
-        first.nodes >= 200_000 && first.nodes < 200_000 + 2 * 196,
-        "{}",
-        first.nodes
-    );
-    let again = solve(&board, &two, &SolveControl::default());
+    let first = solve(board, &two, &SolveControl::default());
+    check_replays(board, &two, &first);
+    let again = solve(board, &two, &SolveControl::default());
     assert_eq!((&first.moves, first.nodes), (&again.moves, again.nodes));
-    // Thread 0 is the one-thread search on half the budget, so two threads never score
-    // lower; thread 1 draws another stream, so the effort is not twice thread 0's.
     let half = solve(
-        &board,
+        board,
         &SolveOptions {
-            max_nodes: NodeBudget::parse(100_000).unwrap(),
+            max_nodes: NodeBudget::parse(one.max_nodes.get() / 2).unwrap(),
             ..one
         },
         &SolveControl::default(),
@@ -288,6 +276,28 @@ fn threads_share_the_budget_and_repeat_themselves() {
         first.score,
         half.score
     );
+    (first, half)
+}
+
+#[test]
+fn threads_share_the_budget_and_repeat_themselves() {
+    let mut rng = crate::rng_from_seed(5);
+    let cells: Vec<u32> = (0..14 * 14).map(|_| rng.random_range(1..=5)).collect();
+    let board = SettledBoard::try_from(Board::from_raw(14, 14, &cells).unwrap()).unwrap();
+    let one = SolveOptions {
+        schedule: SolveSchedule::Restarts,
+        method: SolveMethod::Screened(ScreenWidth::parse(0).unwrap()),
+        ..options(ScoringRule::SameGame, 2, 200_000)
+    };
+    let (first, half) = two_threads_against_one_on_half(&board, one);
+    assert_eq!(first.stop, SolveStop::NodeBudget);
+    // Each thread overshoots its half by at most one playout.
+    assert!(
+        first.nodes >= 200_000 && first.nodes < 200_000 + 2 * 196,
+        "{}",
+        first.nodes
+    );
+    // Thread 1 draws another stream, so the effort is not twice thread 0's.
     assert_ne!(first.playouts, 2 * half.playouts);
 }
 
@@ -445,27 +455,5 @@ fn beam_threads_split_the_budget_and_repeat_themselves() {
         SolveSchedule::Restarts,
         options(ScoringRule::PopStar, 2, 400_000),
     );
-    let two = SolveOptions {
-        threads: SolveThreads::parse(2).unwrap(),
-        ..one
-    };
-    let first = solve(&board, &two, &SolveControl::default());
-    check_replays(&board, &two, &first);
-    let again = solve(&board, &two, &SolveControl::default());
-    assert_eq!((&first.moves, first.nodes), (&again.moves, again.nodes));
-    // Thread 0 is the one-thread search on half the budget: two threads never score lower.
-    let half = solve(
-        &board,
-        &SolveOptions {
-            max_nodes: NodeBudget::parse(200_000).unwrap(),
-            ..one
-        },
-        &SolveControl::default(),
-    );
-    assert!(
-        first.score >= half.score,
-        "{} < {}",
-        first.score,
-        half.score
-    );
+    two_threads_against_one_on_half(&board, one);
 }
