@@ -202,6 +202,20 @@ fn check_solution_replays(
     }
 }
 
+/// Solves `request` again and checks it answers `solved`'s moves, score, nodes and runs.
+fn check_repeats(request: CollapseSolveRequest, solved: &CollapseSolveResponse) {
+    let again = rpc::solve(request, &no_limits()).unwrap();
+    assert_eq!(
+        (&again.moves, again.score, again.nodes, again.runs_completed),
+        (
+            &solved.moves,
+            solved.score,
+            solved.nodes,
+            solved.runs_completed
+        )
+    );
+}
+
 #[test]
 fn solve_sequences_replay_to_their_score_on_random_boards() {
     for seed in 0..12u64 {
@@ -274,16 +288,7 @@ fn beam_solutions_replay_and_repeat_on_random_boards() {
             let solved = rpc::solve(request.clone(), &no_limits()).unwrap();
             check_solution_replays(&start, rule, min_group, &solved);
             assert_eq!(solved.playouts, 0);
-            let again = rpc::solve(request, &no_limits()).unwrap();
-            assert_eq!(
-                (again.moves, again.score, again.nodes, again.runs_completed),
-                (
-                    solved.moves,
-                    solved.score,
-                    solved.nodes,
-                    solved.runs_completed
-                )
-            );
+            check_repeats(request, &solved);
         }
     }
 }
@@ -416,16 +421,7 @@ fn restarts_repeat_the_levels_until_the_budget() {
         solved.score,
         once.score
     );
-    let again = rpc::solve(request, &no_limits()).unwrap();
-    assert_eq!(
-        (again.moves, again.score, again.nodes, again.runs_completed),
-        (
-            solved.moves,
-            solved.score,
-            solved.nodes,
-            solved.runs_completed
-        )
-    );
+    check_repeats(request, &solved);
 }
 
 /// Standard SameGame position 1 solved with the screened method (simulation reduction, width
