@@ -510,6 +510,67 @@ const SOLVE_SCREENED_TAPS: &[Cell] = &[
     (9, 0),
 ];
 
+/// Solve with the beam method (first width 64) and restarts on the generated 10x10 board,
+/// POPSTAR, 40,000 nodes (stopped by the budget, well inside the request timeout): the same bytes from two server processes (`elapsed_micros`
+/// zeroed), pinned by their SHA-256, and the line replayed by the independent reference to the
+/// claimed score.
+#[tokio::test]
+async fn golden_collapse_solve_beam() {
+    use sha2::{Digest, Sha256};
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.collapse_client().await, b.collapse_client().await);
+    let request = CollapseSolveRequest {
+        board: Some(board(COLLAPSE_10X10)),
+        scoring: Rule::PopStar.wire(),
+        seed: 3,
+        max_nodes: 40_000,
+        schedule: SolveSchedule::Restarts as i32,
+        method: SolveMethod::Beam as i32,
+        beam_width: 64,
+        ..Default::default()
+    };
+    let mut answers = Vec::new();
+    for from_first in [true, false] {
+        let client = if from_first { &mut first } else { &mut second };
+        let mut response = client.solve(request.clone()).await.unwrap().into_inner();
+        response.elapsed_micros = 0;
+        answers.push(response.encode_to_vec());
+    }
+    assert_eq!(answers[0], answers[1]);
+    let solved = matchgrid::proto::CollapseSolveResponse::decode(answers[0].as_slice()).unwrap();
+    assert_eq!(solved.stop, matchgrid::proto::SolveStop::NodeBudget as i32);
+    let mut grid = grid(&board(COLLAPSE_10X10));
+    let mut score = 0i64;
+    for m in &solved.moves {
+        let tapped = reference::collapse::tap(&grid, cell(m.position));
+        assert!(tapped.cleared.len() >= 2);
+        score += Rule::PopStar.move_score(tapped.cleared.len() as u64) as i64;
+        grid = tapped.board;
+    }
+    assert!(reference::collapse::is_game_over(&grid, 2));
+    let bonus = Rule::PopStar.end_bonus(i64::from(solved.tiles_left));
+    assert_eq!(score + bonus, solved.score);
+    assert_eq!(
+        (
+            solved.score,
+            solved.nodes,
+            solved.moves.len(),
+            solved.playouts
+        ),
+        SOLVE_BEAM
+    );
+    let digest: String = Sha256::digest(&answers[0])
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    assert_eq!(digest, SOLVE_BEAM_SHA256);
+}
+
+/// (score, nodes, taps, playouts) of [`golden_collapse_solve_beam`].
+const SOLVE_BEAM: (i64, u64, usize, u64) = (6265, 40_009, 25, 0);
+/// SHA-256 of [`golden_collapse_solve_beam`]'s response bytes.
+const SOLVE_BEAM_SHA256: &str = "599ef2a62aaa5f3aa05edcd4accee6dde9ab699c8553b08df2651c56bebc28ba";
+
 /// Levels (docs/rules.md section 6), hand-checked: a horizontal 4 of R made by the swap
 /// `(1,2)-(0,2)` scores 10 x 1 x 4 = 40 and leaves a `STRIPED_V` R at `b = (0,2)`, where `a`'s
 /// tile moved; the three other cells of the top row are refilled (the seed's draws: G, G, G),
