@@ -233,13 +233,20 @@ pub(super) fn play_level<S: engine::StepSink + ?Sized>(
             ),
         ));
     }
-    if state.counts.len() == level.goals().len()
-        && level.status(state) == engine::LevelStatus::LostDead
-    {
-        StableBoard::try_from(state.board.clone())?;
-    }
     let mut rng = engine::rng_from_seed(seed);
-    engine::play_level_move_into(level, state, swap, LEVEL_MAX_STEPS, (&mut rng, sink))
+    match engine::play_level_move_into(level, state, swap, LEVEL_MAX_STEPS, (&mut rng, sink)) {
+        // The engine calls an unstable board LOST_DEAD (it has no swap); the wire names the
+        // board's trouble instead. Checked only on this refusal, so a move pays one check.
+        Err(EngineError::LevelOver {
+            status: engine::LevelStatus::LostDead,
+        }) => {
+            StableBoard::try_from(state.board.clone())?;
+            Err(EngineError::LevelOver {
+                status: engine::LevelStatus::LostDead,
+            })
+        }
+        played => played,
+    }
 }
 
 /// PlayMove, engine side: `level`, `state` and `swap` required, in that order.
