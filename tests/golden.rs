@@ -511,9 +511,12 @@ const SOLVE_SCREENED_TAPS: &[Cell] = &[
 ];
 
 /// Solve with the beam method (first width 64) and restarts on the generated 10x10 board,
-/// POPSTAR, 40,000 nodes (stopped by the budget, well inside the request timeout): the same bytes from two server processes (`elapsed_micros`
-/// zeroed), pinned by their SHA-256, and the line replayed by the independent reference to the
-/// claimed score.
+/// POPSTAR, 40,000 nodes (stopped by the budget inside the refinement passes, well inside the
+/// request timeout): the same bytes from two server processes (`elapsed_micros` zeroed),
+/// pinned by their SHA-256, and the line replayed by the independent reference to the claimed
+/// score. At 300 nodes the first beam stops and a playout drawn from the seed finishes it:
+/// pinned too.
+
 #[tokio::test]
 async fn golden_collapse_solve_beam() {
     use sha2::{Digest, Sha256};
@@ -564,10 +567,29 @@ async fn golden_collapse_solve_beam() {
         .map(|byte| format!("{byte:02x}"))
         .collect();
     assert_eq!(digest, SOLVE_BEAM_SHA256);
+    let stopped = CollapseSolveRequest {
+        max_nodes: 300,
+        ..request
+    };
+    let mut answers = Vec::new();
+    for client in [&mut first, &mut second] {
+        let mut response = client.solve(stopped.clone()).await.unwrap().into_inner();
+        response.elapsed_micros = 0;
+        answers.push(response);
+    }
+    assert_eq!(answers[0], answers[1]);
+    let finished = &answers[0];
+    assert_eq!((finished.runs_completed, finished.levels_completed), (0, 0));
+    assert_eq!(
+        (finished.score, finished.nodes, finished.moves.len()),
+        SOLVE_BEAM_STOPPED
+    );
 }
 
 /// (score, nodes, taps, playouts) of [`golden_collapse_solve_beam`].
 const SOLVE_BEAM: (i64, u64, usize, u64) = (6265, 40_009, 25, 0);
+/// (score, nodes, taps) of [`golden_collapse_solve_beam`] at 300 nodes.
+const SOLVE_BEAM_STOPPED: (i64, u64, usize) = (2110, 402, 25);
 /// SHA-256 of [`golden_collapse_solve_beam`]'s response bytes.
 const SOLVE_BEAM_SHA256: &str = "599ef2a62aaa5f3aa05edcd4accee6dde9ab699c8553b08df2651c56bebc28ba";
 

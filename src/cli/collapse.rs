@@ -154,9 +154,10 @@ pub struct CollapseSolve {
     /// With --screened: moves searched further per step, 1..=256; 0 means 16.
     #[arg(long, default_value_t = 0, requires = "screened")]
     screen_width: u32,
-    /// A beam search with refinement passes instead of NMCS (SOLVE_METHOD_BEAM; no playouts,
-    /// --level and --seed unused); with --restarts the passes go on until the budget or the
-    /// clock runs out. The strongest method on 10x10 PopStar boards.
+    /// A beam search with refinement passes instead of NMCS (SOLVE_METHOD_BEAM; --level unused,
+    /// --seed only draws the playout that finishes a stopped beam); with --restarts the passes
+    /// go on until the budget or the clock runs out. The strongest method on 10x10 PopStar
+    /// boards.
     #[arg(long, conflicts_with = "screened")]
     beam: bool,
     /// With --beam: the first beam's width, 1..=65536; 0 means 2000.

@@ -46,8 +46,8 @@
 //! **Limits** are checked before each state is expanded. A stopped beam finishes its best
 //! state of the current layer with one TabuColorRandom playout (drawn from the seed's stream,
 //! the one use of the seed) and keeps the better of that game and the best finished one, so
-//! the answer is always a whole game and the budget is overshot by at most a layer's width
-//! and one playout. With a node budget the answer is the same on every run.
+//! the answer is always a whole game and the budget is overshot by at most one state's
+//! children, a layer's width and one playout. With a node budget the answer is the same on every run.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;

@@ -375,7 +375,6 @@ fn the_beam_keeps_its_node_budget_and_repeats_itself() {
         );
         check_replays(&board, &searched, &more);
         assert!(more.runs_completed >= first.runs_completed);
-        assert!(more.nodes >= 200_000 || more.stop == SolveStop::Completed);
     }
 }
 

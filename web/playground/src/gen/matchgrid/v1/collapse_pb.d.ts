@@ -468,8 +468,8 @@ export declare const CollapseCheckDeadStateResponseSchema: GenMessage<CollapseCh
  * Effort: a *node* is one tap applied by the search (in the tree or a playout). Limits are
  * checked before each playout (with BEAM: before each state is expanded; a stopped beam
  * finishes its best state with one playout, and a layer's states are built after the check, so
- * the budget is overshot by at most a layer's width and a playout): the node budget (overshot
- * by at most one playout), `max_millis`,
+ * the budget is overshot by at most one state's children, a layer's width and a playout): the
+ * node budget (overshot by at most one playout), `max_millis`,
  * the request's deadline and cancellation. With the budget and the seed fixed the answer is the
  * same on every run and machine; `max_millis` and the deadline are the non-deterministic knobs:
  * when one stops the search it returns the best game found so far and says so in `stop`.
@@ -701,7 +701,8 @@ export declare type CollapseSolveResponse = Message<"matchgrid.v1.CollapseSolveR
   nodes: bigint;
 
   /**
-   * Playouts run (0 with BEAM).
+   * Playouts run (0 with BEAM, whose one playout finishing a stopped beam counts in `nodes`
+   * only).
    *
    * @generated from field: uint64 playouts = 7;
    */
