@@ -205,6 +205,13 @@ impl CollapseGame {
         u32::from(self.heights[col])
     }
 
+    /// Tiles of plane `slot`'s colour on the board (`slot < slot_count`).
+    pub(crate) fn slot_tiles(&self, slot: usize) -> u32 {
+        (0..self.columns())
+            .map(|col| self.plane(col, slot).count_ones())
+            .sum()
+    }
+
     /// The cells of plane `slot` in column `col` (`col < columns`).
     #[inline]
     pub(crate) fn plane(&self, col: usize, slot: usize) -> u64 {

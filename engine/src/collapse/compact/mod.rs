@@ -307,12 +307,11 @@ impl CompactGame {
             (Plane::EMPTY, Plane::EMPTY, Plane::EMPTY, Plane::EMPTY);
         let mut grouped_colours = 0;
         for &plane in self.planes() {
+            visit(plane.count());
             let pairs = plane.paired();
             if pairs.is_empty() {
-                visit(plane.count());
                 continue;
             }
-            visit(plane.count());
             grouped_colours += 1;
             let up = pairs & pairs.up();
             paired |= pairs;

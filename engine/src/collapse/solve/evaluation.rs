@@ -98,11 +98,11 @@ impl BeamGame for CollapseGame {
     }
 
     fn estimate(&self, weights: Weights, rule: ScoringRule, min_group: MinGroup) -> i64 {
-        let mut tallies = vec![(0u32, 0u32, 0u32); self.slot_count()];
+        // At most 16 colours: no allocation per evaluated child.
+        let mut tallies = [(0u32, 0u32, 0u32); 16];
+        let tallies = &mut tallies[..self.slot_count()];
         for (slot, tally) in tallies.iter_mut().enumerate() {
-            tally.0 = (0..self.columns())
-                .map(|col| self.plane(col, slot).count_ones())
-                .sum();
+            tally.0 = self.slot_tiles(slot);
         }
         self.scan_groups(min_group.get(), |slot, _, _, size| {
             tallies[slot].1 += size as u32;
@@ -110,7 +110,7 @@ impl BeamGame for CollapseGame {
             true
         });
         let mut tally = Tally::default();
-        for (tiles, grouped, groups) in tallies {
+        for &mut (tiles, grouped, groups) in tallies {
             tally.add(rule, tiles, grouped, groups);
         }
         tally.estimate(weights)

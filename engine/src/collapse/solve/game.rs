@@ -106,9 +106,7 @@ impl SearchGame for CollapseGame {
 
     fn stranded_color(&self, min_group: MinGroup) -> Option<(u8, usize)> {
         (0..self.slot_count()).find_map(|slot| {
-            let tiles: usize = (0..self.columns())
-                .map(|col| self.plane(col, slot).count_ones() as usize)
-                .sum();
+            let tiles = self.slot_tiles(slot) as usize;
             (tiles > 0 && tiles < min_group.get()).then(|| (self.color_of(slot), tiles))
         })
     }
@@ -151,12 +149,7 @@ impl SearchGame for CollapseGame {
         let tabu = tabu
             .then(|| {
                 (0..self.slot_count())
-                    .map(|slot| {
-                        let tiles: u32 = (0..self.columns())
-                            .map(|col| self.plane(col, slot).count_ones())
-                            .sum();
-                        (tiles, std::cmp::Reverse(slot))
-                    })
+                    .map(|slot| (self.slot_tiles(slot), std::cmp::Reverse(slot)))
                     .max()
                     .map(|(_, std::cmp::Reverse(slot))| self.color_of(slot))
             })
