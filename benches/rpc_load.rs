@@ -288,7 +288,10 @@ fn run_echo() {
         .build()
         .unwrap();
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        // `RPC_LOAD_ECHO_LISTEN` pins the address, so that an echo server run by hand (under
+        // valgrind, say) can stand in as the `RPC_LOAD_COMPARE` server.
+        let address = std::env::var("RPC_LOAD_ECHO_LISTEN").unwrap_or("127.0.0.1:0".to_owned());
+        let listener = tokio::net::TcpListener::bind(address).await.unwrap();
         println!("{}", listener.local_addr().unwrap());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         std::thread::spawn(move || {

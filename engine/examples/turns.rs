@@ -14,7 +14,9 @@
 //! turn on boards with level layers: 20% jelly, 10% blockers, 5% locks, 2 ingredients;
 //! `turns::obstacle_recorded_turn`), `plain-checked` and `obstacles-checked` (the `plain` and
 //! `obstacles` turns from a board not yet known stable, the stability check included, as a
-//! server plays them; `turns::checked_turn`, `turns::obstacle_checked_turn`), `greedy` (`rounds` greedy games of 30 moves on their
+//! server plays them; `turns::checked_turn`, `turns::obstacle_checked_turn`), `validate` (the
+//! `plain-checked` boards' stability check and swap preview, as ValidateSwap runs them;
+//! `turns::validated_swap`), `greedy` (`rounds` greedy games of 30 moves on their
 //! layout; `turns::greedy_game`, divide by `rounds` only) or `hint` (the NONE-refill
 //! outcomes of every valid swap, `certain_outcomes`); the total divided by `64 * rounds` is
 //! the count of one turn.
@@ -89,6 +91,13 @@ fn obstacle_checked_turn(board: engine::SwapBoard, swap: Swap, seed: u64) {
 }
 
 /// One greedy game of 30 moves of the level-play bench's level.
+/// What ValidateSwap asks of the engine: the stability check of a board not yet known stable,
+/// then the swap's preview.
+#[inline(never)]
+fn validated_swap(board: engine::SwapBoard, swap: Swap) {
+    black_box(engine::check_and_preview_swap(board, swap).unwrap());
+}
+
 #[inline(never)]
 fn greedy_game(level: &engine::Level, seed: u64) {
     let policy = engine::LevelPolicy::Greedy;
@@ -125,8 +134,8 @@ fn main() {
                 }
             }
         }
-        "obstacles-checked" | "plain-checked" => {
-            let boards = if kind == "plain-checked" {
+        "obstacles-checked" | "plain-checked" | "validate" => {
+            let boards = if kind != "obstacles-checked" {
                 fixtures::swap_boards(9, 9, 6, 64)
             } else {
                 fixtures::obstacle_boards(64)
@@ -140,6 +149,7 @@ fn main() {
                     let seed = seed as u64;
                     match kind.as_str() {
                         "plain-checked" => checked_turn(board.clone(), *swap, seed),
+                        "validate" => validated_swap(board.clone(), *swap),
                         _ => obstacle_checked_turn(board.clone(), *swap, seed),
                     }
                 }

@@ -93,11 +93,12 @@ pub use swap::{
     GameTotals, Goal, GoalProgress, Hit, Level, LevelLayers, LevelMove, LevelPolicy,
     LevelSimulation, LevelStart, LevelState, LevelTally, MovesLeft, PieceKind, PlayedMove, Policy,
     RankedSwap, Refill, Special, StableBoard, StepSink, SwapBoard, SwapPreview, best_swap,
-    cell_text, certain_outcomes, certain_outcomes_while, check_swap_positions, count_valid_swaps,
-    first_valid_swap_from, generate_on_layout, generate_swap_board, generate_swap_board_with_holes,
-    is_dead, is_stable, judge_swap, play_game, play_level_move, play_level_move_into, play_swap,
-    preview_swap, ranked_swaps, resolve_board, resolve_board_into, resolve_swap, resolve_swap_into,
-    shuffle, simulate_level, simulate_level_reporting, valid_swaps, valid_swaps_with_combinations,
+    cell_text, certain_outcomes, certain_outcomes_while, check_and_preview_swap,
+    check_swap_positions, count_valid_swaps, first_valid_swap_from, generate_on_layout,
+    generate_swap_board, generate_swap_board_with_holes, is_dead, is_stable, judge_swap, play_game,
+    play_level_move, play_level_move_into, play_swap, preview_swap, ranked_swaps, resolve_board,
+    resolve_board_into, resolve_swap, resolve_swap_into, shuffle, simulate_level,
+    simulate_level_reporting, valid_swaps, valid_swaps_with_combinations,
 };
 
 // The collapse family.

@@ -146,7 +146,7 @@ pub fn validate_swap(
     request: proto::ValidateSwapRequest,
 ) -> Result<proto::ValidateSwapResponse, EngineError> {
     let swap = swap_from_proto(request.swap)?;
-    let preview = engine::preview_swap(&stable_board(request.board)?, swap);
+    let preview = engine::check_and_preview_swap(swap_board_from_proto(request.board)?, swap)?;
     Ok(proto::ValidateSwapResponse {
         verdict: proto::SwapVerdict::from(preview.verdict).into(),
         groups: preview.groups.into_iter().map(Into::into).collect(),

@@ -142,6 +142,14 @@ impl SwapBoard {
         }
     }
 
+    /// The board's colours when it carries no layer at all.
+    pub(crate) fn plain(&self) -> Option<&Board> {
+        match &self.0 {
+            Storage::Plain(board) => Some(board),
+            _ => None,
+        }
+    }
+
     /// True when the board carries a hole layer and a piece-kind layer (and maybe the level
     /// layers of section 8).
     pub fn has_layers(&self) -> bool {

@@ -38,8 +38,9 @@ pub use obstacles::LevelTally;
 pub use pieces::{PieceKind, Special, cell_text};
 pub use policy::{GameTotals, Policy, RankedSwap, best_swap, play_game, ranked_swaps};
 pub use resolve::{
-    SwapPreview, certain_outcomes, certain_outcomes_while, check_swap_positions, play_swap,
-    preview_swap, resolve_board, resolve_board_into, resolve_swap, resolve_swap_into,
+    SwapPreview, certain_outcomes, certain_outcomes_while, check_and_preview_swap,
+    check_swap_positions, play_swap, preview_swap, resolve_board, resolve_board_into, resolve_swap,
+    resolve_swap_into,
 };
 pub use stable::{StableBoard, is_stable};
 pub use step::{

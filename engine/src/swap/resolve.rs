@@ -165,6 +165,29 @@ pub fn preview_swap(board: &StableBoard, swap: Swap) -> SwapPreview {
     }
 }
 
+/// Checks that `board` is stable and previews `swap` on it: the same result as
+/// [`StableBoard::try_from`] followed by [`preview_swap`], for a board used once (a
+/// ValidateSwap request's). A board without layers is judged from its cells, without building
+/// the colour planes that a [`StableBoard`] keeps for the moves after it (about half the work
+/// on 9x9).
+///
+/// # Errors
+/// As [`StableBoard::try_from`]: [`EngineError::UnstableBoard`] when `board` has an empty cell or
+/// a run.
+pub fn check_and_preview_swap(board: SwapBoard, swap: Swap) -> Result<SwapPreview, EngineError> {
+    if let Some((verdict, groups)) = board
+        .plain()
+        .and_then(|plain| cascade::preview_swap_on_cells(plain, swap))
+    {
+        return Ok(SwapPreview {
+            verdict,
+            combination: None,
+            groups,
+        });
+    }
+    Ok(preview_swap(&StableBoard::try_from(board)?, swap))
+}
+
 impl PlayedMove {
     /// The final board as a [`StableBoard`], when it is stable.
     pub fn into_stable(self) -> Option<StableBoard> {

@@ -2,8 +2,10 @@
 //! any run exists; then, if the board is dead, optionally shuffle it.
 
 mod play;
+mod preview;
 
 pub(crate) use play::{certain_outcomes_while, play_swap};
+pub(crate) use preview::{preview_swap, preview_swap_on_cells};
 
 use rand::Rng;
 
@@ -16,7 +18,7 @@ use crate::bitboard::{BitIter, CellSet, ColorPlanes};
 use crate::board::{Board, EMPTY, MAX_SIDE};
 use crate::error::EngineError;
 use crate::gravity::{Fall, Spawn, refill_tops, settle_columns};
-use crate::moves::{Swap, SwapVerdict, count_valid_swaps, judge_swap};
+use crate::moves::{Swap, count_valid_swaps, judge_swap};
 use crate::runs::{Group, groups_of};
 use crate::shuffle::shuffle;
 use crate::stable::StablePlain;
@@ -73,28 +75,6 @@ pub(crate) fn check_swap_positions(board: &Board, swap: Swap) -> Result<(), Engi
     board.checked_index("swap.a", swap.a)?;
     board.checked_index("swap.b", swap.b)?;
     Ok(())
-}
-
-/// Judges `swap` and, when it is valid, returns the groups cascade step 1 would clear (ordered
-/// by first cell); the group list is empty for any other verdict.
-pub(crate) fn preview_swap(board: &StablePlain, swap: Swap) -> (SwapVerdict, Vec<Group>) {
-    match judge_swap(board, swap) {
-        SwapVerdict::Ok => {
-            // The stable board's planes with the two tiles exchanged: the board is neither
-            // copied nor its planes rebuilt, and only the runs through `a` or `b` are looked for.
-            let cells = board.board();
-            let (Some(a), Some(b)) = (cells.index_of(swap.a), cells.index_of(swap.b)) else {
-                unreachable!("judge_swap accepted both positions")
-            };
-            let colors = [cells.at(a), cells.at(b)];
-            let mut planes = board.planes().clone();
-            planes.swap_cells(swap.a, swap.b, colors[0], colors[1]);
-            let matched = RunSearch::after_swap(swap, colors).matched(&planes);
-            debug_assert!(matched == planes.matched());
-            (SwapVerdict::Ok, groups_of(&planes, &matched))
-        }
-        verdict => (verdict, Vec::new()),
-    }
 }
 
 /// Resolves a board without layers as given (the plain board's path of
