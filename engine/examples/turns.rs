@@ -90,7 +90,6 @@ fn obstacle_checked_turn(board: engine::SwapBoard, swap: Swap, seed: u64) {
     black_box(engine::resolve_swap(board, swap, LEVEL_OPTIONS, &mut rng).unwrap());
 }
 
-/// One greedy game of 30 moves of the level-play bench's level.
 /// What ValidateSwap asks of the engine: the stability check of a board not yet known stable,
 /// then the swap's preview.
 #[inline(never)]
@@ -98,6 +97,7 @@ fn validated_swap(board: engine::SwapBoard, swap: Swap) {
     black_box(engine::check_and_preview_swap(board, swap).unwrap());
 }
 
+/// One greedy game of 30 moves of the level-play bench's level.
 #[inline(never)]
 fn greedy_game(level: &engine::Level, seed: u64) {
     let policy = engine::LevelPolicy::Greedy;

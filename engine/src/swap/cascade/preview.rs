@@ -31,7 +31,8 @@ pub(crate) fn preview_swap(board: &StablePlain, swap: Swap) -> (SwapVerdict, Vec
 
 /// [`preview_swap`] on a board not yet known stable, read from its cells: no colour planes are
 /// built, which is most of the work when the board is used once. `None` when the board is not
-/// stable (an empty cell or a run); the caller's full check then says why.
+/// stable (an empty cell or a run); the caller's full check then says why (and decides: a
+/// board wrongly taken for unstable here would only cost that check).
 ///
 /// A stable board has no run, so every run after the swap passes through `a` or `b`, and each
 /// of the two cells' groups is its cross: the run along its row and the run along its column,
@@ -77,7 +78,8 @@ pub(crate) fn preview_swap_on_cells(
 }
 
 /// True when `cells` (row-major rows of `width`, no empty cell) hold a line of 3 cells of one
-/// colour. Branch-free folds over whole slices, so the compiler vectorises them.
+/// colour. The columns, and the rows of boards up to `ONE_PASS_CELLS` cells, are checked by
+/// branch-free folds over whole slices, which the compiler vectorises.
 fn cells_have_run(cells: &[u8], width: usize) -> bool {
     let mut runs = 0u8;
     if let Some(starts) = cells.len().checked_sub(2 * width) {
