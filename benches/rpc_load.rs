@@ -35,7 +35,9 @@
 //! seconds per server per round, default 3), `RPC_LOAD_WARMUP_SECS` (default 1),
 //! `RPC_LOAD_CLIENT_THREADS` (client runtime workers, default 1), and `RPC_LOAD_COMPARE`: the
 //! path of another `matchgrid` binary (e.g. a build of an earlier commit) measured as a third
-//! server in the same rounds, for before/after figures side by side.
+//! server in the same rounds, for before/after figures side by side. `RPC_LOAD_ECHO_LISTEN`
+//! (echo role only) pins the echo server's address, so that an echo server run by hand, under
+//! valgrind say, can stand in as that third server (docs/performance.md gives the commands).
 
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
@@ -288,8 +290,6 @@ fn run_echo() {
         .build()
         .unwrap();
     runtime.block_on(async move {
-        // `RPC_LOAD_ECHO_LISTEN` pins the address, so that an echo server run by hand (under
-        // valgrind, say) can stand in as the `RPC_LOAD_COMPARE` server.
         let address = std::env::var("RPC_LOAD_ECHO_LISTEN").unwrap_or("127.0.0.1:0".to_owned());
         let listener = tokio::net::TcpListener::bind(address).await.unwrap();
         println!("{}", listener.local_addr().unwrap());

@@ -112,8 +112,18 @@ pub(crate) fn swap_makes_match(
     if color_a == color_b {
         return false;
     }
-    // After the swap, cell `b` holds `color_a` and cell `a` holds `color_b`.
-    let after = |index: usize| -> u8 {
+    let after = cell_after_swap(cells, a, b);
+    // A piece without a colour (an ingredient) never makes a run where it lands.
+    (color_a != EMPTY && in_run(after, width, height, b, color_a))
+        || (color_b != EMPTY && in_run(after, width, height, a, color_b))
+}
+
+/// The board `cells` read after exchanging cells `a` and `b`: cell `b` holds what `a` held and
+/// cell `a` what `b` held; every other cell as it is.
+#[inline]
+pub(crate) fn cell_after_swap(cells: &[u8], a: usize, b: usize) -> impl Fn(usize) -> u8 + Copy {
+    let (color_a, color_b) = (cells[a], cells[b]);
+    move |index| {
         if index == a {
             color_b
         } else if index == b {
@@ -121,10 +131,7 @@ pub(crate) fn swap_makes_match(
         } else {
             cells[index]
         }
-    };
-    // A piece without a colour (an ingredient) never makes a run where it lands.
-    (color_a != EMPTY && in_run(after, width, height, b, color_a))
-        || (color_b != EMPTY && in_run(after, width, height, a, color_b))
+    }
 }
 
 /// True when the cell at `index`, holding `color`, is in a run of the board read through `cell`.

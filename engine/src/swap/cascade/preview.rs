@@ -3,7 +3,7 @@
 
 use super::RunSearch;
 use crate::board::{Board, EMPTY, Position};
-use crate::moves::{Swap, SwapVerdict, judge_swap, judge_swap_on};
+use crate::moves::{Swap, SwapVerdict, cell_after_swap, judge_swap, judge_swap_on};
 use crate::runs::{Group, groups_of};
 use crate::stable::StablePlain;
 
@@ -50,11 +50,7 @@ pub(crate) fn preview_swap_on_cells(
             let (Some(a), Some(b)) = (board.index_of(swap.a), board.index_of(swap.b)) else {
                 unreachable!("judge_swap_on accepted both positions")
             };
-            let after = |index: usize| match index {
-                i if i == a => cells[b],
-                i if i == b => cells[a],
-                i => cells[i],
-            };
+            let after = cell_after_swap(cells, a, b);
             let mut groups = Vec::with_capacity(2);
             for index in [a, b] {
                 groups.extend(cross_through(after, width, board.height(), index));
