@@ -17,9 +17,12 @@
 //! server plays them; `turns::checked_turn`, `turns::obstacle_checked_turn`), `validate` (the
 //! `plain-checked` boards' stability check and swap preview, as ValidateSwap runs them;
 //! `turns::validated_swap`), `greedy` (`rounds` greedy games of 30 moves on their
-//! layout; `turns::greedy_game`, divide by `rounds` only) or `hint` (the NONE-refill
-//! outcomes of every valid swap, `certain_outcomes`); the total divided by `64 * rounds` is
-//! the count of one turn.
+//! layout; `turns::greedy_game`, divide by `rounds` only), `hint` (the NONE-refill
+//! outcomes of every valid swap, `certain_outcomes`), or `plain-steps-N` and `level-steps-N`
+//! (the first 64 turns of exactly `N` cascade steps among 20,000 boards of the `plain` or
+//! `level` kind, so the two paths compare on equal steps; fewer turns when the boards hold
+//! fewer, as the selection prints); the total divided by `64 * rounds` is the count of one
+//! turn. `census` (no rounds) prints the `plain` and `level` kinds' turns by number of steps.
 
 use std::hint::black_box;
 
@@ -109,9 +112,129 @@ fn hint_outcomes(board: &StableBoard) {
     black_box(engine::certain_outcomes(board, false, 200).unwrap());
 }
 
+/// A recorded turn's steps and cells cleared (the groups' cells and the effects').
+fn turn_work(
+    board: &StableBoard,
+    swap: Swap,
+    seed: u64,
+    options: CascadeOptions,
+) -> (usize, usize) {
+    let mut rng = engine::rng_from_seed(seed);
+    let outcome = engine::resolve_swap(board.clone(), swap, options, &mut rng).unwrap();
+    let cleared = outcome
+        .steps
+        .iter()
+        .map(|step| {
+            step.groups.iter().map(|g| g.cells.len()).sum::<usize>() + step.effect_cleared.len()
+        })
+        .sum();
+    (outcome.steps.len(), cleared)
+}
+
+/// The `plain` and `level` kinds' 64 turns by number of cascade steps: prints, for each
+/// family, the count of turns with 1, 2, ... steps and the mean steps and cells cleared.
+fn census() {
+    let families = [
+        ("plain", fixtures::swap_boards(9, 9, 6, 64), OPTIONS),
+        ("level", fixtures::level_boards(64), LEVEL_OPTIONS),
+    ];
+    for (family, boards, options) in families {
+        let mut turns_by_steps = std::collections::BTreeMap::new();
+        let (mut steps, mut cleared) = (0, 0);
+        for (seed, (board, swap)) in boards.iter().enumerate() {
+            let work = turn_work(board, *swap, seed as u64, options);
+            *turns_by_steps.entry(work.0).or_insert(0) += 1;
+            steps += work.0;
+            cleared += work.1;
+        }
+        println!(
+            "{family}: turns by steps {turns_by_steps:?}; {:.2} steps, {:.1} cells cleared a turn",
+            steps as f64 / 64.0,
+            cleared as f64 / 64.0
+        );
+    }
+}
+
+/// How many boards the step-count selections look through.
+const SELECTION_BOARDS: usize = 20_000;
+
+/// The boards and swaps of `family` (`plain`: as the `plain` kind's, `level`: as the `level`
+/// kind's), seeds `0..count`: each board with its first valid swap.
+fn family_boards(family: &str, count: usize) -> Vec<(StableBoard, Swap)> {
+    match family {
+        "level" => fixtures::level_boards(count),
+        "plain" => fixtures::swap_boards(9, 9, 6, count as u64),
+        other => panic!("unknown family {other}: plain or level"),
+    }
+}
+
+/// The first 64 turns (fewer when the boards hold fewer) of `family` (the boards of [`family_boards`], each with its first valid
+/// swap and, as in the `plain` and `level` kinds, its index for refill seed) whose cascade has
+/// exactly `steps` steps. Printed one board index per line, then their mean cells cleared a
+/// turn on stderr. `plain-steps-N` and `level-steps-N` run this in a child process, so the
+/// selection's thousands of resolutions leave nothing in the heap of the measured process.
+fn select_turns(family: &str, steps: usize) {
+    let options = if family == "level" {
+        LEVEL_OPTIONS
+    } else {
+        OPTIONS
+    };
+    let (mut chosen, mut cleared) = (0u32, 0);
+    for (index, (board, swap)) in family_boards(family, SELECTION_BOARDS).iter().enumerate() {
+        let work = turn_work(board, *swap, index as u64, options);
+        if work.0 == steps {
+            println!("{index}");
+            cleared += work.1;
+            chosen += 1;
+            if chosen == 64 {
+                break;
+            }
+        }
+    }
+    assert!(chosen > 0, "no {family} turn of {steps} steps");
+    eprintln!(
+        "{chosen} {family} turns of {steps} step(s): {:.1} cells cleared a turn",
+        cleared as f64 / f64::from(chosen)
+    );
+}
+
+/// The turns [`select_turns`] picks, selected in a child process: each a board, its swap and
+/// its refill seed.
+fn turns_of_steps(family: &str, steps: usize) -> Vec<(StableBoard, Swap, u64)> {
+    let exe = std::env::current_exe().expect("the example's path");
+    let output = std::process::Command::new(exe)
+        .args(["select", family, &steps.to_string()])
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .expect("the selection runs");
+    assert!(output.status.success(), "the selection failed");
+    let chosen: Vec<usize> = String::from_utf8(output.stdout)
+        .expect("text")
+        .lines()
+        .map(|line| line.parse().expect("a board index"))
+        .collect();
+    let boards = family_boards(family, chosen.last().expect("a turn") + 1);
+    chosen
+        .iter()
+        .map(|&index| (boards[index].0.clone(), boards[index].1, index as u64))
+        .collect()
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let kind = args.next().unwrap_or_else(|| "level".to_owned());
+    if kind == "census" {
+        return census();
+    }
+    if kind == "select" {
+        let family = args.next().expect("plain or level");
+        let steps = args
+            .next()
+            .expect("a step count")
+            .parse()
+            .expect("a number");
+        return select_turns(&family, steps);
+    }
     let rounds: u64 = args.next().map_or(20, |r| r.parse().expect("rounds"));
     match kind.as_str() {
         "greedy" => {
@@ -175,6 +298,28 @@ fn main() {
             for _ in 0..rounds {
                 for (seed, (board, swap)) in boards.iter().enumerate() {
                     layered_recorded_turn(board.clone(), *swap, seed as u64);
+                }
+            }
+        }
+        "select" => {
+            let family = args.next().expect("plain or level");
+            let steps = args
+                .next()
+                .expect("a step count")
+                .parse()
+                .expect("a number");
+            select_turns(&family, steps);
+        }
+        kind if kind.starts_with("plain-steps-") || kind.starts_with("level-steps-") => {
+            let (family, steps) = kind.split_once("-steps-").expect("a family and a count");
+            let turns = turns_of_steps(family, steps.parse().expect("a step count"));
+            for _ in 0..rounds {
+                for (board, swap, seed) in &turns {
+                    if family == "level" {
+                        level_recorded_turn(board.clone(), *swap, *seed);
+                    } else {
+                        recorded_turn(board.clone(), *swap, *seed);
+                    }
                 }
             }
         }
