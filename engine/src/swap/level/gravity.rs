@@ -52,6 +52,13 @@ impl SettleBuffers {
             landed: [0; 64],
         }
     }
+
+    /// Empties the first `rows` rows of the moved and empty cells (`landed` is all zero
+    /// between calls already).
+    pub(super) fn clear_rows(&mut self, rows: usize) {
+        self.moved.clear_rows(rows);
+        self.empty.clear_rows(rows);
+    }
 }
 
 /// [`level_gravity`] after the cells of `cleared` were emptied, on a board that was settled
