@@ -2,21 +2,18 @@
 //! their steps (clearing, in `clearing`; gravity through holes and refill, in `rules`) on row
 //! masks (colour planes, tiles, specials) with buffers reused from step to step.
 
-use std::cell::RefCell;
-
 use rand::Rng;
 
 use super::arrange::shuffle_level;
 use super::bits::KindMasks;
-use super::clearing::{StepCells, Trigger, clear_step};
-use super::gravity::{
-    SettleBuffers, level_gravity, level_refill, refill_cells, settle_cleared_with,
-};
+use super::clearing::{Trigger, clear_step};
+use super::gravity::{level_gravity, level_refill, refill_cells, settle_cleared_with};
 use super::rules::{
     Combination, count_valid_swaps_on, count_valid_swaps_with, exchange, judge_level_swap,
 };
+use super::scratch::{RowSets, Scratch};
 use super::{LevelBoard, StableLevel};
-use crate::bitboard::{CellSet, ColorPlanes};
+use crate::bitboard::ColorPlanes;
 use crate::board::{EMPTY, Position};
 use crate::error::EngineError;
 use crate::gravity::{Fall, Spawn};
@@ -186,98 +183,6 @@ pub(crate) fn resolve_level_board_into<R: Rng + ?Sized, S: StepSink + ?Sized>(
     Ok(summary)
 }
 
-/// What a cascade keeps from step to step: the colour planes and kind masks of the board at
-/// the start of the step (updated after each step where it changed), and reused buffers.
-struct Scratch<'a> {
-    /// Colour planes of the board being resolved.
-    planes: ColorPlanes,
-    /// Tile, special and bomb masks of the board being resolved.
-    masks: &'a mut KindMasks,
-    /// Where the board's runs can be (runs can only appear where cells changed).
-    search: RunSearch,
-    /// The holes and the buffers of the steps.
-    sets: Box<RowSets>,
-}
-
-/// The row sets a cascade works in (about 4.5 KiB): kept boxed by each thread for its next
-/// cascade, so a turn neither zeroes them whole nor moves them.
-struct RowSets {
-    /// The holes, as row masks.
-    holes: CellSet,
-    /// Buffers of gravity (see [`settle_cleared_with`]).
-    settle: SettleBuffers,
-    /// The cells cleared in the current step, and those of its groups.
-    cells: StepCells,
-    /// The rows of the board these sets were taken for: every set is zero below them.
-    height: usize,
-}
-
-thread_local! {
-    /// The row sets of this thread's last finished cascade, for its next one.
-    static SPARE_ROW_SETS: RefCell<Option<Box<RowSets>>> = const { RefCell::new(None) };
-}
-
-impl RowSets {
-    /// Empty sets for a board of `height` rows: this thread's spare, emptied, when it has one.
-    #[inline]
-    fn take(height: usize) -> Box<Self> {
-        let Some(mut sets) = SPARE_ROW_SETS.with_borrow_mut(Option::take) else {
-            return Box::new(Self {
-                holes: CellSet::new(),
-                settle: SettleBuffers::new(),
-                cells: StepCells::new(),
-                height,
-            });
-        };
-        // The last board wrote no row from its height on.
-        let stale_rows = sets.height;
-        sets.holes.clear_rows(stale_rows);
-        sets.settle.clear_rows(stale_rows);
-        sets.cells.clear_rows(stale_rows);
-        sets.height = height;
-        sets
-    }
-
-    /// Hands `sets` back for this thread's next cascade.
-    #[inline]
-    fn recycle(sets: Box<Self>) {
-        SPARE_ROW_SETS.with_borrow_mut(|spare| *spare = Some(sets));
-    }
-}
-
-impl<'a> Scratch<'a> {
-    /// The scratch for `board`, whose colour planes are `planes`, whose kind masks are
-    /// `masks` and whose runs are all within `search`. When `stable` (every non-hole cell
-    /// holds a tile), the holes are read off the tile mask.
-    #[inline]
-    fn new(
-        board: &LevelBoard,
-        planes: ColorPlanes,
-        masks: &'a mut KindMasks,
-        stable: bool,
-        search: RunSearch,
-    ) -> Self {
-        debug_assert!(planes.describes(board.board()));
-        debug_assert!(*masks == KindMasks::of(board, &planes));
-        let mut sets = RowSets::take(board.height());
-        if stable {
-            let full = u64::MAX >> (64 - board.width());
-            for row in 0..board.height() {
-                sets.holes.set_row(row, full & !masks.tiles.row(row));
-            }
-        } else {
-            add_hole_masks(board, &mut sets.holes);
-        }
-        debug_assert!(sets.holes == hole_masks(board));
-        Self {
-            masks,
-            planes,
-            search,
-            sets,
-        }
-    }
-}
-
 /// A board with layers in the middle of a cascade (docs/rules.md section 6): step 1 of a
 /// combination clears its area; every other step clears the groups; each step fires the
 /// specials it cleared, creates specials, applies gravity through holes and refill, keeping
@@ -375,7 +280,7 @@ impl SplitSettling for LevelCascade<'_, '_> {
             let falls = super::gravity::settle_cleared(
                 &mut board,
                 &scratch.sets.cells.cleared,
-                &mut SettleBuffers::new(),
+                &mut super::gravity::SettleBuffers::new(),
             );
             (board, falls)
         };
@@ -438,23 +343,6 @@ fn cascade<const RECORD: bool, R: Rng + ?Sized, S: StepSink + ?Sized>(
         rows: 0,
     };
     run_cascade::<RECORD, _, R, S>(&mut cascading, first_index, options, rng, sink)
-}
-
-/// The holes of `board`, as row masks.
-fn hole_masks(board: &LevelBoard) -> CellSet {
-    let mut holes = CellSet::new();
-    add_hole_masks(board, &mut holes);
-    holes
-}
-
-/// Adds the holes of `board` to `holes`.
-fn add_hole_masks(board: &LevelBoard, holes: &mut CellSet) {
-    let width = board.width();
-    for (index, &hole) in board.holes().iter().enumerate() {
-        if hole {
-            holes.insert(index / width, index % width);
-        }
-    }
 }
 
 /// Judges the run-free final board (whose colour planes and kind masks are in `scratch`):

@@ -15,6 +15,7 @@ mod clearing;
 mod creation;
 mod gravity;
 mod rules;
+mod scratch;
 #[cfg(test)]
 mod test_support;
 
