@@ -103,7 +103,6 @@ struct State<G> {
 struct Child {
     eval: i64,
     score: i64,
-    hash: u64,
     /// Index of its parent in the layer.
     parent: u32,
     at: Position,
@@ -340,25 +339,31 @@ impl Search<'_> {
                         self.finished(total, state.link, Some(at));
                         continue;
                     }
-                    let child = Child {
-                        eval: score + game.estimate(self.weights, rule, min_group),
-                        score,
-                        hash: game.fingerprint(),
-                        parent: index as u32,
-                        at,
-                    };
-                    // Equal boards have equal estimates: the higher score is the higher eval.
-                    match merged.entry(child.hash) {
+                    let (hash, parent) = (game.fingerprint(), index as u32);
+                    match merged.entry(hash) {
                         Entry::Occupied(seen) => {
-                            // The merged child keeps the first one's place in the order.
+                            // The merged child keeps the first one's place in the order. Equal
+                            // boards have equal estimates, so a board seen before is not
+                            // estimated again: the higher score is the higher eval.
                             let kept = &mut children[*seen.get() as usize];
-                            if child.score > kept.score {
-                                *kept = child;
+                            if score > kept.score {
+                                let estimate = kept.eval - kept.score;
+                                *kept = Child {
+                                    eval: score + estimate,
+                                    score,
+                                    parent,
+                                    at,
+                                };
                             }
                         }
                         Entry::Vacant(slot) => {
                             slot.insert(children.len() as u32);
-                            children.push(child);
+                            children.push(Child {
+                                eval: score + game.estimate(self.weights, rule, min_group),
+                                score,
+                                parent,
+                                at,
+                            });
                         }
                     }
                 }
