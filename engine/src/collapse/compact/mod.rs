@@ -345,16 +345,26 @@ impl CompactGame {
     }
 
     /// A 64-bit hash of the planes: equal positions (of one starting board) hash alike, and
-    /// distinct ones collide with odds of about 2^-64 a pair.
+    /// distinct ones collide with odds of about 2^-64 a pair. Four independent chains (one per
+    /// word of a plane, so their multiplications overlap), then mixed into one.
     pub(crate) fn fingerprint(&self) -> u64 {
-        let mut hash = 0x9e37_79b9_7f4a_7c15u64 ^ u64::from(self.tiles);
+        const MULTIPLIER: u64 = 0xff51_afd7_ed55_8ccd;
+        let mut lanes = [
+            0x9e37_79b9_7f4a_7c15u64 ^ u64::from(self.tiles),
+            0xc2b2_ae3d_27d4_eb4f,
+            0x1656_67b1_9e37_79f9,
+            0x27d4_eb2f_1656_67c5,
+        ];
         for plane in self.planes() {
-            for word in plane.words() {
-                hash = (hash ^ word).wrapping_mul(0xff51_afd7_ed55_8ccd);
-                hash ^= hash >> 32;
+            for (lane, word) in lanes.iter_mut().zip(plane.words()) {
+                *lane = (*lane ^ word).wrapping_mul(MULTIPLIER);
+                *lane ^= *lane >> 32;
             }
         }
-        hash
+        lanes.iter().fold(0, |hash, &lane| {
+            let hash = (hash ^ lane).wrapping_mul(MULTIPLIER);
+            hash ^ hash >> 29
+        })
     }
 
     /// The position's planes in palette order: equal keys mean equal positions (the palette
