@@ -344,6 +344,25 @@ impl CompactGame {
         }
     }
 
+    /// Calls `visit(tiles, paired, components)` for every colour present, in palette order:
+    /// its tiles, those with a neighbour of their colour (in a group of two or more), and its
+    /// Euler number under 4-connectivity (components, singletons included, less their
+    /// holes), from four counts with no flood fill.
+    pub(crate) fn colour_census(&self, mut visit: impl FnMut(u32, u32, i32)) {
+        for &plane in self.planes() {
+            let tiles = plane.count();
+            if tiles == 0 {
+                continue;
+            }
+            let vertical = plane & plane.up();
+            let horizontal = plane & plane.right();
+            let squares = vertical & vertical.right();
+            let euler = tiles as i32 - vertical.count() as i32 - horizontal.count() as i32
+                + squares.count() as i32;
+            visit(tiles, plane.paired().count(), euler);
+        }
+    }
+
     /// A 64-bit hash of the planes: equal positions (of one starting board) hash alike, and
     /// distinct ones collide with odds of about 2^-64 a pair. Four independent chains (one per
     /// word of a plane, so their multiplications overlap), then mixed into one.

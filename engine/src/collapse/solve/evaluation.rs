@@ -49,6 +49,25 @@ impl BeamGame for CompactGame {
     }
 
     fn estimate(&self, weights: Weights, rule: ScoringRule, min_group: MinGroup) -> i64 {
+        if weights.tabu.is_some() {
+            let mut tally = TabuTally::default();
+            if min_group == MinGroup::DEFAULT {
+                // Components (singletons included) by their Euler number, no flood fill.
+                self.colour_census(|tiles, paired, components| {
+                    tally.add(rule, tiles, tiles - paired, components);
+                });
+            } else {
+                self.tally_colours(min_group.get(), |tiles, grouped, groups| {
+                    tally.add(
+                        rule,
+                        tiles,
+                        tiles - grouped,
+                        (groups + tiles - grouped) as i32,
+                    );
+                });
+            }
+            return tally.estimate(weights);
+        }
         if min_group != MinGroup::DEFAULT {
             let mut tally = Tally::default();
             self.tally_colours(min_group.get(), |tiles, grouped, groups| {
@@ -109,6 +128,18 @@ impl BeamGame for CollapseGame {
             tallies[slot].2 += 1;
             true
         });
+        if weights.tabu.is_some() {
+            let mut tally = TabuTally::default();
+            for &mut (tiles, grouped, groups) in tallies {
+                tally.add(
+                    rule,
+                    tiles,
+                    tiles - grouped,
+                    (groups + tiles - grouped) as i32,
+                );
+            }
+            return tally.estimate(weights);
+        }
         let mut tally = Tally::default();
         for &mut (tiles, grouped, groups) in tallies {
             tally.add(rule, tiles, grouped, groups);
@@ -139,12 +170,17 @@ impl BeamGame for CollapseGame {
 /// The evaluation's weights (module docs), in the rule's score units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Weights {
-    /// Percent of `sum_k move_score(c_k)` counted.
+    /// Percent of `sum_k move_score(c_k)` counted (of the colours other than the tabu one
+    /// when `tabu` is set).
     potential: i64,
-    /// Penalty per loose tile.
+    /// Penalty per loose tile (of the other colours when `tabu` is set).
     loose: i64,
-    /// Penalty per legal group beyond the first of a colour.
+    /// Penalty per legal group beyond the first of a colour; when `tabu` is set, per
+    /// component (loose tiles included) beyond the first of each other colour.
     fragment: i64,
+    /// The tabu-colour evaluation (SameGame): the colour with the most tiles is counted
+    /// apart, as `(percent of its move score, penalty per component beyond its first)`.
+    tabu: Option<(i64, i64)>,
 }
 
 impl Weights {
@@ -155,18 +191,100 @@ impl Weights {
                 potential: 80,
                 loose: 100,
                 fragment: 300,
+                tabu: None,
             },
-            ScoringRule::SameGame | ScoringRule::BubbleBreaker => Self {
+            // Tuned on the 20 standard positions (docs/solver.md): the beam's own totals at
+            // widths 500 to 2000, then checked with the refinement passes.
+            ScoringRule::SameGame => Self {
+                potential: 13,
+                loose: 10,
+                fragment: 10,
+                tabu: Some((100, 27)),
+            },
+            ScoringRule::BubbleBreaker => Self {
                 potential: 80,
                 loose: 20,
                 fragment: 60,
+                tabu: None,
             },
             ScoringRule::Clickomania => Self {
                 potential: 0,
                 loose: 2,
                 fragment: 1,
+                tabu: None,
             },
         }
+    }
+
+    /// True for the tabu-colour evaluation (SameGame).
+    pub(super) fn tabu_colour(self) -> bool {
+        self.tabu.is_some()
+    }
+
+    /// These weights with every one but the tabu colour's percent scaled by its own factor
+    /// drawn from `rng`, uniform in `[2/3, 3/2]`: another evaluation of the same kind.
+    pub(super) fn perturbed(self, rng: &mut crate::SeededRng) -> Self {
+        use rand::Rng;
+        let mut scale = |weight: i64| weight * rng.random_range(200..=450) / 300;
+        Self {
+            potential: scale(self.potential),
+            loose: scale(self.loose),
+            fragment: scale(self.fragment),
+            tabu: self
+                .tabu
+                .map(|(percent, fragment)| (percent, scale(fragment))),
+        }
+    }
+}
+
+/// The tabu-colour evaluation's colours: the one with the most tiles (the lowest slot on a
+/// tie) is counted apart from the others.
+#[derive(Clone, Copy, Debug, Default)]
+struct TabuTally {
+    /// `(tiles, loose tiles, components)` of each colour present, at most 16.
+    colours: [(u32, u32, i32); 16],
+    len: usize,
+    rule: Option<ScoringRule>,
+}
+
+impl TabuTally {
+    /// Adds a colour of `tiles` tiles, `loose` of them in no legal group, in `components`
+    /// components (singletons included).
+    fn add(&mut self, rule: ScoringRule, tiles: u32, loose: u32, components: i32) {
+        if tiles > 0 && self.len < self.colours.len() {
+            self.colours[self.len] = (tiles, loose, components);
+            self.len += 1;
+            self.rule = Some(rule);
+        }
+    }
+
+    /// The estimate: `tabu% * move_score(c_t) - tabu_fragment * (components_t - 1)` for the
+    /// tabu colour `t`, plus over the others `potential% * move_score(c_k) - loose * o_k -
+    /// fragment * (components_k - 1)`.
+    fn estimate(self, weights: Weights) -> i64 {
+        let (Some(rule), Some((tabu_percent, tabu_fragment))) = (self.rule, weights.tabu) else {
+            return 0;
+        };
+        let colours = &self.colours[..self.len];
+        let mut tabu = 0;
+        for (index, colour) in colours.iter().enumerate() {
+            if colour.0 > colours[tabu].0 {
+                tabu = index;
+            }
+        }
+        let mut estimate = 0;
+        for (index, &(tiles, loose, components)) in colours.iter().enumerate() {
+            let worth = rule.move_score(tiles as usize) as i64;
+            let extra = i64::from(components.max(1) - 1);
+            estimate += if index == tabu {
+                tabu_percent * worth / 100 - tabu_fragment * extra
+            } else {
+                weights.potential * worth / 100
+                    - weights.loose * i64::from(loose)
+                    - weights.fragment * extra
+            };
+        }
+        estimate
     }
 }
 
