@@ -535,3 +535,96 @@ fn collapse_solve_screened_sends_the_method_and_width() {
         (expected.score, expected.moves.len(), expected.nodes)
     );
 }
+
+/// `collapse solve --beam` sends SOLVE_METHOD_BEAM and `--beam --tabu` SOLVE_METHOD_TABU_BEAM,
+/// with the width: each answer's taps and score are the transport's answer to the same request
+/// (and the two methods' answers differ on this board); `--tabu` without `--beam` is refused.
+#[test]
+fn collapse_solve_beam_and_tabu_send_the_method_and_width() {
+    use matchgrid::proto::{self, CollapseSolveRequest};
+    use matchgrid::transport::{SearchContext, collapse as rpc};
+    let server = TestServer::start(&[]);
+    let url = server.url();
+    let start = "ABCABCAB/BCABCABC/CCAABBAC/ABBCCAAB/BACBACBA/CABBCAAB";
+    let (code, _, stderr) = matchgrid(
+        &[
+            "--server", &url, "collapse", "solve", "--board", start, "--tabu",
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--beam"), "{stderr}");
+    let context = SearchContext {
+        deadline: None,
+        cancel: Default::default(),
+        progress: None,
+    };
+    let mut answers = Vec::new();
+    for (flags, method) in [
+        (&["--beam"][..], proto::SolveMethod::Beam),
+        (&["--beam", "--tabu"][..], proto::SolveMethod::TabuBeam),
+    ] {
+        let args = [
+            &[
+                "--server",
+                url.as_str(),
+                "collapse",
+                "solve",
+                "--board",
+                start,
+                "--scoring",
+                "samegame",
+                "--max-nodes",
+                "20000",
+                "--seed",
+                "5",
+                "--restarts",
+                "--beam-width",
+                "32",
+            ][..],
+            flags,
+        ]
+        .concat();
+        let out = ok(&args);
+        let score = out
+            .lines()
+            .find_map(|l| l.strip_prefix("score "))
+            .and_then(|l| l.split_whitespace().next())
+            .expect("score line")
+            .parse::<i64>()
+            .unwrap();
+        let taps = out
+            .lines()
+            .find_map(|l| l.strip_prefix("taps: "))
+            .expect("taps line")
+            .to_owned();
+        let expected = rpc::solve(
+            CollapseSolveRequest {
+                board: Some(common::board(start)),
+                scoring: proto::ScoringRule::Samegame as i32,
+                seed: 5,
+                max_nodes: 20_000,
+                schedule: proto::SolveSchedule::Restarts as i32,
+                method: method as i32,
+                beam_width: 32,
+                ..Default::default()
+            },
+            &context,
+        )
+        .unwrap();
+        let expected_taps: Vec<String> = expected
+            .moves
+            .iter()
+            .map(|m| {
+                let p = m.position.unwrap();
+                format!("{},{}", p.row, p.col)
+            })
+            .collect();
+        assert_eq!(
+            (score, taps.clone()),
+            (expected.score, expected_taps.join(" "))
+        );
+        answers.push((expected.score, taps, expected.nodes));
+    }
+    assert_ne!(answers[0], answers[1]);
+}

@@ -258,11 +258,13 @@ fn solve_sequences_replay_to_their_score_on_random_boards() {
     }
 }
 
-/// The beam method through the transport: replayable lines on random boards of every rule,
-/// no playouts, the same answer twice, and its node budget kept to within a layer and a game.
+/// The beam methods (BEAM and TABU_BEAM) through the transport: replayable lines on random
+/// boards of every rule, no playouts, the same answer twice, and their node budget kept to
+/// within a layer and a game.
 #[test]
 fn beam_solutions_replay_and_repeat_on_random_boards() {
-    for seed in 0..8u64 {
+    let methods = [proto::SolveMethod::Beam, proto::SolveMethod::TabuBeam];
+    for (seed, method) in (0..16u64).zip(methods.into_iter().cycle()) {
         for (rule, min_group) in [(1, 2), (2, 2), (3, 3), (4, 2)] {
             let start = rpc::generate_board(proto::CollapseGenerateBoardRequest {
                 width: 4 + (seed % 7) as u32,
@@ -281,7 +283,7 @@ fn beam_solutions_replay_and_repeat_on_random_boards() {
                 min_group,
                 max_nodes: 5_000,
                 schedule: proto::SolveSchedule::Restarts as i32,
-                method: proto::SolveMethod::Beam as i32,
+                method: method as i32,
                 beam_width: 16,
                 ..Default::default()
             };

@@ -586,6 +586,88 @@ async fn golden_collapse_solve_beam() {
     );
 }
 
+/// SameGame under the two beam methods, restarts, first width 64, 40,000 nodes, on the
+/// generated 10x10 board: the same bytes from two server processes (`elapsed_micros` zeroed),
+/// pinned by their SHA-256, each line replayed by the independent reference to the claimed
+/// score. BEAM answers as it did before TABU_BEAM existed (its SameGame weights are not the
+/// tabu-colour ones); TABU_BEAM is pinned from its first version.
+#[tokio::test]
+async fn golden_collapse_solve_samegame_beams() {
+    use sha2::{Digest, Sha256};
+    let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
+    let (mut first, mut second) = (a.collapse_client().await, b.collapse_client().await);
+    for (method, expected, expected_digest) in [
+        (SolveMethod::Beam, SAMEGAME_BEAM, SAMEGAME_BEAM_SHA256),
+        (
+            SolveMethod::TabuBeam,
+            SAMEGAME_TABU_BEAM,
+            SAMEGAME_TABU_BEAM_SHA256,
+        ),
+    ] {
+        let request = CollapseSolveRequest {
+            board: Some(board(COLLAPSE_10X10)),
+            scoring: Rule::SameGame.wire(),
+            seed: 3,
+            max_nodes: 40_000,
+            schedule: SolveSchedule::Restarts as i32,
+            method: method as i32,
+            beam_width: 64,
+            ..Default::default()
+        };
+        let mut answers = Vec::new();
+        for client in [&mut first, &mut second] {
+            let mut response = client.solve(request.clone()).await.unwrap().into_inner();
+            response.elapsed_micros = 0;
+            answers.push(response.encode_to_vec());
+        }
+        assert_eq!(answers[0], answers[1], "{method:?}");
+        let solved =
+            matchgrid::proto::CollapseSolveResponse::decode(answers[0].as_slice()).unwrap();
+        let mut grid = grid(&board(COLLAPSE_10X10));
+        let mut score = 0i64;
+        for m in &solved.moves {
+            let tapped = reference::collapse::tap(&grid, cell(m.position));
+            assert!(tapped.cleared.len() >= 2, "{method:?}");
+            score += Rule::SameGame.move_score(tapped.cleared.len() as u64) as i64;
+            grid = tapped.board;
+        }
+        assert!(reference::collapse::is_game_over(&grid, 2), "{method:?}");
+        let bonus = Rule::SameGame.end_bonus(i64::from(solved.tiles_left));
+        assert_eq!(score + bonus, solved.score, "{method:?}");
+        assert_eq!(
+            (solved.score, solved.nodes, solved.moves.len(), solved.stop),
+            expected,
+            "{method:?}"
+        );
+        let digest: String = Sha256::digest(&answers[0])
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        assert_eq!(digest, expected_digest, "{method:?}");
+    }
+}
+
+/// (score, nodes, taps, stop) of [`golden_collapse_solve_samegame_beams`] under BEAM.
+const SAMEGAME_BEAM: (i64, u64, usize, i32) = (
+    622,
+    40_012,
+    22,
+    matchgrid::proto::SolveStop::NodeBudget as i32,
+);
+/// SHA-256 of that response.
+const SAMEGAME_BEAM_SHA256: &str =
+    "fa74051b7b1d42e034b9e4411d3173191bf2a34f424ee7e75f2b05746fb8993b";
+/// (score, nodes, taps, stop) of [`golden_collapse_solve_samegame_beams`] under TABU_BEAM.
+const SAMEGAME_TABU_BEAM: (i64, u64, usize, i32) = (
+    1544,
+    40_018,
+    23,
+    matchgrid::proto::SolveStop::NodeBudget as i32,
+);
+/// SHA-256 of that response.
+const SAMEGAME_TABU_BEAM_SHA256: &str =
+    "fb34a666850ea207b69d965926dd03305ce6d4a1979782c4a548a48d8c3136f3";
+
 /// (score, nodes, taps, playouts) of [`golden_collapse_solve_beam`].
 const SOLVE_BEAM: (i64, u64, usize, u64) = (6265, 40_009, 25, 0);
 /// (score, nodes, taps) of [`golden_collapse_solve_beam`] at 300 nodes.

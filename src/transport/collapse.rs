@@ -194,6 +194,7 @@ pub fn solve(
     let method = match proto::SolveMethod::try_from(request.method) {
         Ok(proto::SolveMethod::Screened) => engine::SolveMethod::Screened(screen_width),
         Ok(proto::SolveMethod::Beam) => engine::SolveMethod::Beam(beam_width),
+        Ok(proto::SolveMethod::TabuBeam) => engine::SolveMethod::TabuBeam(beam_width),
         Ok(proto::SolveMethod::Unspecified | proto::SolveMethod::Nmcs) => engine::SolveMethod::Nmcs,
         Err(_) => {
             return Err(EngineError::InvalidParameter {

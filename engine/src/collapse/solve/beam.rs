@@ -1,5 +1,6 @@
-//! [`SolveMethod::Beam`](super::SolveMethod::Beam): a beam search with a static evaluation
-//! and duplicate merging, then refinement passes along the best line.
+//! [`SolveMethod::Beam`](super::SolveMethod::Beam) and
+//! [`SolveMethod::TabuBeam`](super::SolveMethod::TabuBeam): a beam search with a static
+//! evaluation and duplicate merging, then refinement passes along the best line.
 //!
 //! **One beam.** Layer by layer from the starting board, every state of the beam is expanded
 //! by every legal group (one tap each). A child with no legal group is a finished game, scored
@@ -23,10 +24,12 @@
 //! ```
 //!
 //! The weights depend on the rule ([`Weights::for_rule`]): PopStar's were tuned on the 8
-//! PopStar boards of `collapse generate --seed 1..8` (docs/solver.md), Bubble Breaker's are
-//! scaled to its move scores, and Clickomania (tiles cleared) counts loose tiles only.
+//! PopStar boards of `collapse generate --seed 1..8` (docs/solver.md), SameGame's and Bubble
+//! Breaker's are scaled to their move scores, and Clickomania (tiles cleared) counts loose
+//! tiles only.
 //!
-//! **SameGame** uses a *tabu-colour* estimate instead. Its best games keep the colour with the
+//! **The tabu-colour estimate** ([`SolveMethod::TabuBeam`](super::SolveMethod::TabuBeam),
+//! [`Weights::TABU_COLOUR`]) is SameGame's. Its best games keep the colour with the
 //! most tiles for one large group near the end (the idea behind the TabuColorRandom playouts
 //! of Schadd et al. 2008, which the NMCS here plays), and only that colour is likely to be
 //! gathered whole. So the colour `t` with the most tiles (the first on a tie) is counted apart,
@@ -38,7 +41,8 @@
 //!                          - 10 * o_k - 10 * (m_k - 1))
 //! ```
 //!
-//! tuned on the 20 standard SameGame positions (docs/solver.md). The components are counted
+//! tuned on the 20 standard SameGame positions (docs/solver.md; other rules get the same
+//! weights, untuned). The components are counted
 //! by each colour's Euler number with `min_group` 2 on boards of at most 16x16, else as
 //! `g_k + o_k` by flood fill.
 //!
@@ -54,7 +58,7 @@
 //!
 //! **Schedule.** One beam of the requested width `w` (under the tabu-colour estimate with
 //! [`SolveSchedule::Restarts`](super::SolveSchedule::Restarts): [`TABU_FIRST_BEAMS`] beams of
-//! width `w`, the first with the rule's weights, the others each with weights scaled by
+//! width `w`, the first with the tuned weights, the others each with weights scaled by
 //! factors drawn from the seed's stream, the passes then with the weights of the beam that
 //! found the best game), then passes with `r = 8, 16, 32, ...`:
 //! [`SolveSchedule::Single`](super::SolveSchedule::Single) up to `w / 8`,
@@ -65,9 +69,10 @@
 //!
 //! **Limits** are checked before each state is expanded. A stopped beam finishes its best
 //! state of the current layer with one TabuColorRandom playout (drawn from the seed's stream,
-//! which otherwise only draws the perturbed weights of SameGame's first beams) and keeps the better of that game and the best finished one, so
-//! the answer is always a whole game and the budget is overshot by at most one state's
-//! children, a layer's width and one playout. With a node budget the answer is the same on every run.
+//! which otherwise only draws the perturbed weights of the tabu-colour estimate's first beams)
+//! and keeps the better of that game and the best finished one, so the answer is always a
+//! whole game and the budget is overshot by at most one state's children, a layer's width and
+//! one playout. With a node budget the answer is the same on every run.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -150,8 +155,8 @@ struct Search<'c> {
 /// The first refinement width (states kept per layer of the beams after each tap).
 const FIRST_REFINE_WIDTH: usize = 8;
 
-/// First beams run with [`SolveSchedule::Restarts`] under the tabu-colour evaluation
-/// (SameGame): the first with the rule's weights, the others with perturbed ones
+/// First beams run with [`SolveSchedule::Restarts`] under the tabu-colour evaluation: the
+/// first with [`Weights::TABU_COLOUR`], the others with perturbed ones
 /// ([`Weights::perturbed`]). A single beam's answer swings by a tenth between neighbouring
 /// weights, so the best of a few differently weighted beams is a better first line: on the 20
 /// standard positions six width-2000 beams gave 63,247 together against 51,373-58,673 alone
@@ -159,19 +164,19 @@ const FIRST_REFINE_WIDTH: usize = 8;
 const TABU_FIRST_BEAMS: usize = 8;
 
 /// Runs the schedule of the module docs on `root` as thread `thread` of `options.threads`,
-/// with the requested `width`.
+/// with the requested `width` and the evaluation's `weights`.
 pub(super) fn run<G: BeamGame>(
     root: G,
     options: &SolveOptions,
     control: &SolveControl,
-    width: usize,
+    (width, weights): (usize, Weights),
     thread: usize,
 ) -> (Vec<Position>, Effort) {
     let threads = options.threads.get();
     let mut search = Search {
         rule: options.rule,
         min_group: options.min_group,
-        weights: Weights::for_rule(options.rule),
+        weights,
         control,
         max_nodes: options.max_nodes.get(),
         nodes: 0,

@@ -178,13 +178,13 @@ pub(super) struct Weights {
     /// Penalty per legal group beyond the first of a colour; when `tabu` is set, per
     /// component (loose tiles included) beyond the first of each other colour.
     fragment: i64,
-    /// The tabu-colour evaluation (SameGame): the colour with the most tiles is counted
-    /// apart, as `(percent of its move score, penalty per component beyond its first)`.
+    /// The tabu-colour evaluation: the colour with the most tiles is counted apart, as
+    /// `(percent of its move score, penalty per component beyond its first)`.
     tabu: Option<(i64, i64)>,
 }
 
 impl Weights {
-    /// The weights used for `rule`.
+    /// The weights [`SolveMethod::Beam`](super::SolveMethod::Beam) uses for `rule`.
     pub(super) fn for_rule(rule: ScoringRule) -> Self {
         match rule {
             ScoringRule::PopStar => Self {
@@ -193,15 +193,7 @@ impl Weights {
                 fragment: 300,
                 tabu: None,
             },
-            // Tuned on the 20 standard positions (docs/solver.md): the beam's own totals at
-            // widths 500 to 2000, then checked with the refinement passes.
-            ScoringRule::SameGame => Self {
-                potential: 13,
-                loose: 10,
-                fragment: 10,
-                tabu: Some((100, 27)),
-            },
-            ScoringRule::BubbleBreaker => Self {
+            ScoringRule::SameGame | ScoringRule::BubbleBreaker => Self {
                 potential: 80,
                 loose: 20,
                 fragment: 60,
@@ -216,7 +208,17 @@ impl Weights {
         }
     }
 
-    /// True for the tabu-colour evaluation (SameGame).
+    /// The tabu-colour weights of [`SolveMethod::TabuBeam`](super::SolveMethod::TabuBeam),
+    /// tuned on the 20 standard SameGame positions (docs/solver.md): the beam's own totals at
+    /// widths 500 to 2000, then checked with the refinement passes.
+    pub(super) const TABU_COLOUR: Self = Self {
+        potential: 13,
+        loose: 10,
+        fragment: 10,
+        tabu: Some((100, 27)),
+    };
+
+    /// True for the tabu-colour evaluation.
     pub(super) fn tabu_colour(self) -> bool {
         self.tabu.is_some()
     }

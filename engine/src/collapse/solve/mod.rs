@@ -81,7 +81,7 @@ use crate::settled::SettledBoard;
 #[cfg(doc)]
 use super::CollapsePlayout;
 use super::{CollapseGame, CompactGame};
-use evaluation::BeamGame;
+use evaluation::{BeamGame, Weights};
 
 /// Why a search stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -220,7 +220,8 @@ fn run_threads<G: BeamGame + Send>(
     (line.unwrap_or_default(), effort)
 }
 
-/// Thread `thread`'s search: the beam of [`SolveMethod::Beam`], else NMCS on stream `thread`.
+/// Thread `thread`'s search: the beam of [`SolveMethod::Beam`] or [`SolveMethod::TabuBeam`],
+/// else NMCS on stream `thread`.
 fn run_one<G: BeamGame>(
     root: G,
     options: &SolveOptions,
@@ -228,7 +229,14 @@ fn run_one<G: BeamGame>(
     thread: usize,
 ) -> (Vec<Position>, Effort) {
     match options.method {
-        SolveMethod::Beam(width) => beam::run(root, options, control, width.get(), thread),
+        SolveMethod::Beam(width) => {
+            let weights = Weights::for_rule(options.rule);
+            beam::run(root, options, control, (width.get(), weights), thread)
+        }
+        SolveMethod::TabuBeam(width) => {
+            let weights = Weights::TABU_COLOUR;
+            beam::run(root, options, control, (width.get(), weights), thread)
+        }
         SolveMethod::Nmcs | SolveMethod::Screened(_) => {
             search::run(root, options, control, None, thread as u64)
         }

@@ -251,15 +251,20 @@ pub enum SolveMethod {
     /// worth if gathered, less penalties for tiles in no group and for colours split into
     /// several groups) go on. Then refinement passes walk the best line and follow every tap
     /// on it by a beam of 8, 16, 32, ... states, switching to any better game: up to `width / 8`
-    /// with [`SolveSchedule::Single`], until a limit with [`SolveSchedule::Restarts`]. Under
-    /// `SAMEGAME` the estimate counts the colour with the most tiles apart (kept for one large
-    /// group, as TabuColorRandom playouts do), and with restarts the first beam is the best of
-    /// 8 with perturbed weights. The seed only draws those weights and the playout that
-    /// finishes a beam a limit stops. On 10x10 PopStar this beats NMCS at equal time
-    /// (docs/solver.md, "Beam search"), and on the 15x15 SameGame positions at about 60 s a
-    /// position. The clear goal's Monte-Carlo step runs [`Self::Screened`] at the default width
-    /// instead.
+    /// with [`SolveSchedule::Single`], until a limit with [`SolveSchedule::Restarts`]. The seed
+    /// only draws the playout that finishes a beam a limit stops. On 10x10 PopStar this beats
+    /// NMCS at equal time (docs/solver.md, "Beam search"). The clear goal's Monte-Carlo step
+    /// runs [`Self::Screened`] at the default width instead.
     Beam(BeamWidth),
+    /// [`Self::Beam`] with the tabu-colour estimate, tuned on the 20 standard SameGame
+    /// positions: the colour with the most tiles is counted apart (the colour SameGame's best
+    /// games keep for one large group, as TabuColorRandom playouts do: Schadd et al. 2008), and
+    /// with [`SolveSchedule::Restarts`] the first line is the best of 8 beams, the first with
+    /// the tuned weights and the others with weights scaled by factors the seed draws. Under
+    /// `SAMEGAME` the strongest method here at about 60 s a position (docs/solver.md, "A
+    /// SameGame beam"); other rules get the same weights, untuned. The clear goal's
+    /// Monte-Carlo step runs [`Self::Screened`] at the default width instead.
+    TabuBeam(BeamWidth),
 }
 
 /// How the budget is spent: one run of the levels, or independent runs until a limit.

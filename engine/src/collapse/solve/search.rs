@@ -60,7 +60,9 @@ pub(super) fn run<G: SearchGame>(
             SolveMethod::Nmcs => None,
             SolveMethod::Screened(width) => Some(width.get()),
             // Only the clear goal's Monte-Carlo step comes here with a beam method.
-            SolveMethod::Beam(_) => Some(super::DEFAULT_SCREEN_WIDTH as usize),
+            SolveMethod::Beam(_) | SolveMethod::TabuBeam(_) => {
+                Some(super::DEFAULT_SCREEN_WIDTH as usize)
+            }
         },
         rng,
         control,

@@ -463,10 +463,13 @@ export declare const CollapseCheckDeadStateResponseSchema: GenMessage<CollapseCh
  * evaluation and duplicate
  * merging, then refinement passes that walk the best line and follow every tap on it by a beam
  * of 8, 16, 32, ... states (docs/solver.md, "Beam search"); the strongest method on 10x10
- * PopStar boards, weaker than NMCS on the 15x15 SameGame positions.
+ * PopStar boards, weaker than NMCS on the 15x15 SameGame positions. `method =
+ * SOLVE_METHOD_TABU_BEAM` is that beam search with SameGame's tabu-colour evaluation (`seed`
+ * also draws the weights of its first beams), the strongest method on the 15x15 SameGame
+ * positions at about 60 s a position.
  *
  * Effort: a *node* is one tap applied by the search (in the tree or a playout). Limits are
- * checked before each playout (with BEAM: before each state is expanded; a stopped beam
+ * checked before each playout (with BEAM and TABU_BEAM: before each state is expanded; a stopped beam
  * finishes its best state with one playout, and a layer's states are built after the check, so
  * the budget is overshot by at most one state's children, a layer's width and a playout): the
  * node budget (overshot by at most one playout), `max_millis`,
@@ -550,7 +553,8 @@ export declare type CollapseSolveRequest = Message<"matchgrid.v1.CollapseSolveRe
 
   /**
    * Which moves a level of 2 or more searches further (unset, UNSPECIFIED or NMCS: all of
-   * them, as before this field existed; SCREENED: simulation reduction, see above). On the 20
+   * them, as before this field existed; SCREENED: simulation reduction, see above), or a beam
+   * search instead of NMCS (BEAM, TABU_BEAM). On the 20
    * standard SameGame positions, restarts of screened level 2 score higher than restarts of
    * plain level 2 on the same node budget (README). An unknown value is INVALID_ARGUMENT naming
    * `method`.
@@ -561,7 +565,8 @@ export declare type CollapseSolveRequest = Message<"matchgrid.v1.CollapseSolveRe
 
   /**
    * With SCREENED: the moves searched further per step; unset or 0 means 16; 1..=256, beyond
-   * is INVALID_ARGUMENT naming `screen_width` whatever the method. Unused with NMCS and BEAM.
+   * is INVALID_ARGUMENT naming `screen_width` whatever the method. Unused with NMCS, BEAM and
+   * TABU_BEAM.
    *
    * @generated from field: uint32 screen_width = 10;
    */
@@ -592,7 +597,7 @@ export declare type CollapseSolveRequest = Message<"matchgrid.v1.CollapseSolveRe
   threads: number;
 
   /**
-   * With BEAM: the first beam's width (states kept per layer); unset or 0 means 2000;
+   * With BEAM and TABU_BEAM: the first beam's width (states kept per layer); unset or 0 means 2000;
    * 1..=65536, beyond is INVALID_ARGUMENT naming `beam_width` whatever the method. With SINGLE
    * the refinement passes stop at an eighth of it; with RESTARTS they go on doubling until a
    * limit or the width cap: 65536 states, and at most 32 MiB of states a layer (about 62,000 on
@@ -701,8 +706,8 @@ export declare type CollapseSolveResponse = Message<"matchgrid.v1.CollapseSolveR
   nodes: bigint;
 
   /**
-   * Playouts run (0 with BEAM, whose one playout finishing a stopped beam counts in `nodes`
-   * only).
+   * Playouts run (0 with BEAM and TABU_BEAM, whose one playout finishing a stopped beam counts
+   * in `nodes` only).
    *
    * @generated from field: uint64 playouts = 7;
    */
@@ -724,8 +729,8 @@ export declare type CollapseSolveResponse = Message<"matchgrid.v1.CollapseSolveR
   stop: SolveStop;
 
   /**
-   * NMCS levels that ran to the end in the first run, 0..=level. With BEAM: 1 when the first
-   * beam ran to the end, else 0.
+   * NMCS levels that ran to the end in the first run, 0..=level. With BEAM and TABU_BEAM: 1
+   * when the first beam ran to the end, else 0.
    *
    * @generated from field: uint32 levels_completed = 10;
    */
@@ -733,8 +738,8 @@ export declare type CollapseSolveResponse = Message<"matchgrid.v1.CollapseSolveR
 
   /**
    * Runs of the whole level schedule that ran to the end: 0 or 1 with SINGLE, possibly more
-   * with RESTARTS (summed over the threads). With BEAM: the beam and the refinement passes that
-   * ran to the end.
+   * with RESTARTS (summed over the threads). With BEAM and TABU_BEAM: the first beams and the
+   * refinement passes that ran to the end.
    *
    * @generated from field: uint32 runs_completed = 11;
    */
@@ -1230,6 +1235,20 @@ export enum SolveMethod {
    * @generated from enum value: SOLVE_METHOD_BEAM = 3;
    */
   BEAM = 3,
+
+  /**
+   * BEAM with the tabu-colour evaluation, tuned on the 20 standard SameGame positions: the
+   * colour with the most tiles is counted apart (SameGame's best games keep it for one large
+   * group, as TabuColorRandom playouts do), the others partly; with RESTARTS the first line is
+   * the best of 8 beams, the first with the tuned weights and the others with weights scaled
+   * by factors drawn from `seed`. Under SAMEGAME the strongest method here at about 60 s a
+   * position (docs/solver.md, "A SameGame beam"); other rules get the same weights, untuned.
+   * Deterministic for a seed and node budget. The CLEAR goal's Monte-Carlo step runs SCREENED
+   * (width 16) instead.
+   *
+   * @generated from enum value: SOLVE_METHOD_TABU_BEAM = 4;
+   */
+  TABU_BEAM = 4,
 }
 
 /**

@@ -1,13 +1,15 @@
 //! Solve benchmark with published anchors: the 20 standard 15x15, 5-colour SameGame positions
 //! (`data/samegame-standard-20.txt`; Schadd et al., "Single-Player Monte-Carlo Tree Search",
 //! 2008), SAMEGAME rule (`(n - 2)^2` per move, +1000 for a cleared board), min_group 2, each
-//! solved by [`matchgrid::engine::solve`] (NMCS with TabuColorRandom playouts) at a fixed node
-//! budget, one position after another on one core. Prints each position's score, nodes and
-//! time (wall and CPU), then the total beside the published totals: SP-MCTS 73,998 (Schadd et al. 2008) and
-//! NMCS level 3 77,934 (Cazenave, "Nested Monte-Carlo Search", IJCAI 2009).
+//! solved by [`matchgrid_engine::solve`] (NMCS with TabuColorRandom playouts, or the beam
+//! search with `--beam`) at a fixed node budget, one position after another on one core. Prints
+//! each position's score, nodes and time (wall and CPU), then the total beside the published
+//! totals: SP-MCTS 73,998 (Schadd et al. 2008) and NMCS level 3 77,934 (Cazenave, "Nested
+//! Monte-Carlo Search", IJCAI 2009). A bench of the engine crate alone, so it builds in seconds.
 //!
 //! ```sh
 //! cargo bench --bench solve                                  # defaults: level 2, 10^7 nodes, seed 1
+//! cargo bench --bench solve -- --beam 2000 --tabu --restarts --nodes 300000000  # tabu-colour beam
 //! cargo bench --bench solve -- --level 3 --nodes 300000000   # budget per position
 //! cargo bench --bench solve -- --positions 1,2 --seconds 60  # a wall-clock cap instead
 //! cargo bench --bench solve -- --restarts --nodes 250000000  # level-2 runs until the budget
@@ -25,9 +27,9 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use cpu_time::ProcessTime;
-use matchgrid::engine::{
-    self, Board, MinGroup, NodeBudget, ScoringRule, ScreenWidth, SettledBoard, SolveControl,
-    SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveThreads,
+use matchgrid_engine::{
+    self as engine, Board, MinGroup, NodeBudget, ScoringRule, ScreenWidth, SettledBoard,
+    SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveThreads,
 };
 
 /// SP-MCTS, Schadd et al. 2008: the total over the 20 positions.
@@ -36,7 +38,7 @@ const SP_MCTS_TOTAL: i64 = 73_998;
 const NMCS_LEVEL_3_TOTAL: i64 = 77_934;
 
 fn standard_positions() -> Vec<SettledBoard> {
-    let text = include_str!("../data/samegame-standard-20.txt");
+    let text = include_str!("../../data/samegame-standard-20.txt");
     let values: Vec<u32> = text
         .split_whitespace()
         .map(|v| v.parse::<u32>().expect("integers") + 1)
@@ -76,6 +78,9 @@ struct Args {
     /// Beam search with refinement (SolveMethod::Beam) of this first width instead of NMCS.
     #[arg(long)]
     beam: Option<u32>,
+    /// With --beam: the tabu-colour estimate (SolveMethod::TabuBeam).
+    #[arg(long, requires = "beam")]
+    tabu: bool,
     /// Threads of each search (root-parallel, each with its share of the node budget).
     #[arg(long, default_value_t = 1)]
     threads: u32,
@@ -96,28 +101,39 @@ fn main() {
         args.positions = (1..=20).collect();
     }
     let method = if let Some(width) = args.beam {
-        SolveMethod::Beam(engine::BeamWidth::parse(width).expect("width 0..=65536"))
+        let width = engine::BeamWidth::parse(width).expect("width 0..=65536");
+        if args.tabu {
+            SolveMethod::TabuBeam(width)
+        } else {
+            SolveMethod::Beam(width)
+        }
     } else if args.screened {
         SolveMethod::Screened(ScreenWidth::parse(args.screen_width).expect("width 1..=256"))
     } else {
         SolveMethod::Nmcs
     };
     let positions = standard_positions();
+    let searched = match method {
+        SolveMethod::Nmcs => format!("NMCS level {}", args.level),
+        SolveMethod::Screened(width) => {
+            format!("NMCS level {} screened (width {})", args.level, width.get())
+        }
+        SolveMethod::Beam(width) => format!("beam search (first width {})", width.get()),
+        SolveMethod::TabuBeam(width) => {
+            format!("tabu-colour beam search (first width {})", width.get())
+        }
+    };
     println!(
-        "SameGame standard positions: NMCS level {}{}{}, budget {} nodes{}, seed {}",
-        args.level,
-        match method {
-            SolveMethod::Nmcs => String::new(),
-            SolveMethod::Screened(width) => format!(" screened (width {})", width.get()),
-            SolveMethod::Beam(width) => format!(" (not used: beam search, width {})", width.get()),
-        },
+        "SameGame standard positions: {searched}{}, budget {} nodes{}, seed {}",
         if args.restarts { " with restarts" } else { "" },
         args.nodes,
         args.seconds.map_or(String::new(), |s| format!(" or {s} s")),
         args.seed
     );
-    println!("| position | score | moves | nodes | playouts | runs | wall time | CPU time |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!(
+        "| position | score | moves | nodes | playouts | levels | runs | stop | wall time | CPU time |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     let (mut total, mut time, mut cpu) = (0i64, Duration::ZERO, Duration::ZERO);
     for &number in &args.positions {
         let board = &positions[number - 1];
@@ -149,12 +165,14 @@ fn main() {
         assert_eq!(replayed.refused, None, "position {number}");
         assert_eq!(replayed.total_score, solution.score, "position {number}");
         println!(
-            "| {number} | {} | {} | {} | {} | {} | {:.2} s | {:.2} s |",
+            "| {number} | {} | {} | {} | {} | {} | {} | {:?} | {:.2} s | {:.2} s |",
             solution.score,
             solution.moves.len(),
             solution.nodes,
             solution.playouts,
+            solution.levels_completed,
             solution.runs_completed,
+            solution.stop,
             solution.elapsed.as_secs_f64(),
             cpu_time.as_secs_f64()
         );
