@@ -357,6 +357,35 @@ mod tests {
     /// `tap_random` draws every legal group equally often, whatever its size, by rejection
     /// (min_group 2) and by counting (min_group 3).
     #[test]
+    fn clone_from_copies_every_used_plane() {
+        // Positions with more and fewer colours than the target, and taps of each: the copy
+        // equals the source whatever the target held before.
+        let games: Vec<CompactGame> = ["ABCDE/EDCBA/ABCDE", "AB/BA", "AABB/CCDD/EEFF/GGHH", "A"]
+            .iter()
+            .map(|text| {
+                let board = Board::parse(text).unwrap();
+                CompactGame::from_cells(&board).expect("at most 16x16")
+            })
+            .flat_map(|game| {
+                let mut tapped = game.clone();
+                let mut groups = Vec::new();
+                tapped.groups_into(2, &mut groups);
+                if let Some(&group) = groups.first() {
+                    tapped.tap_group(group);
+                }
+                [game, tapped]
+            })
+            .collect();
+        for source in &games {
+            for target in &games {
+                let mut copy = target.clone();
+                copy.clone_from(source);
+                assert_eq!(&copy, source);
+            }
+        }
+    }
+
+    #[test]
     fn draws_are_uniform() {
         // Groups: A (2 cells), B (6 cells), C (3 cells); min_group 3 leaves B and C.
         let board = SettledBoard::try_from(Board::parse("ABBB/ABBB/CCCD").unwrap()).unwrap();

@@ -24,7 +24,7 @@ pub const COMPACT_SIDE: usize = 16;
 /// groups and applies taps with a few word operations per step and no allocation. Built from a
 /// [`CollapseGame`] or straight from a settled board; the rules are those of
 /// [`tap`](super::tap) (docs/rules.md section 3).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct CompactGame {
     width: u8,
     height: u8,
@@ -34,6 +34,31 @@ pub struct CompactGame {
     /// `palette[slot]` is the colour of `planes[slot]`.
     palette: [u8; 16],
     planes: [Plane; 16],
+}
+
+impl Clone for CompactGame {
+    fn clone(&self) -> Self {
+        Self {
+            width: self.width,
+            height: self.height,
+            slots: self.slots,
+            tiles: self.tiles,
+            palette: self.palette,
+            planes: self.planes,
+        }
+    }
+
+    /// Copies only the planes either position uses (the others are empty in both): a fifth
+    /// of the bytes on a 5-colour board, for the beam's children.
+    fn clone_from(&mut self, source: &Self) {
+        let used = usize::from(self.slots.max(source.slots));
+        self.width = source.width;
+        self.height = source.height;
+        self.slots = source.slots;
+        self.tiles = source.tiles;
+        self.palette = source.palette;
+        self.planes[..used].copy_from_slice(&source.planes[..used]);
+    }
 }
 
 impl CompactGame {

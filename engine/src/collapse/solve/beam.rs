@@ -75,7 +75,6 @@
 //! one playout. With a node budget the answer is the same on every run.
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::time::Duration;
 
@@ -362,6 +361,8 @@ impl Search<'_> {
         let mut moves = Vec::new();
         let mut children: Vec<Child> = Vec::new();
         let mut merged: HashMap<u64, u32, BuildHasherDefault<PassThrough>> = HashMap::default();
+        // The child being built: a copy of its parent, tapped.
+        let mut scratch: Option<G> = None;
         while !layer.is_empty() {
             children.clear();
             merged.clear();
@@ -384,42 +385,41 @@ impl Search<'_> {
                 }
                 for &group in &moves {
                     let at = state.game.representative(group);
-                    let mut game = state.game.clone();
+                    let game = scratch.get_or_insert_with(|| state.game.clone());
+                    game.clone_from(&state.game);
                     let size = game.tap_group(group, min_group);
                     let score = state.score + rule.move_score(size) as i64;
                     self.nodes += 1;
-                    if !game.has_group(min_group) {
-                        let total = score + rule.end_bonus(game.tiles_left());
-                        self.finished(total, state.link, Some(at));
-                        continue;
-                    }
                     let (hash, parent) = (game.fingerprint(), index as u32);
-                    match merged.entry(hash) {
-                        Entry::Occupied(seen) => {
-                            // The merged child keeps the first one's place in the order. Equal
-                            // boards have equal estimates, so a board seen before is not
-                            // estimated again: the higher score is the higher eval.
-                            let kept = &mut children[*seen.get() as usize];
-                            if score > kept.score {
-                                let estimate = kept.eval - kept.score;
-                                *kept = Child {
-                                    eval: score + estimate,
-                                    score,
-                                    parent,
-                                    at,
-                                };
-                            }
-                        }
-                        Entry::Vacant(slot) => {
-                            slot.insert(children.len() as u32);
-                            children.push(Child {
-                                eval: score + game.estimate(self.weights, rule, min_group),
+                    if let Some(&seen) = merged.get(&hash) {
+                        // A board this layer holds already: it has a legal group (a finished
+                        // game is never kept), and equal boards have equal estimates, so it is
+                        // not estimated again: the higher score is the higher eval. The merged
+                        // child keeps the first one's place in the order.
+                        let kept = &mut children[seen as usize];
+                        if score > kept.score {
+                            let estimate = kept.eval - kept.score;
+                            *kept = Child {
+                                eval: score + estimate,
                                 score,
                                 parent,
                                 at,
-                            });
+                            };
                         }
+                        continue;
                     }
+                    let Some(estimate) = game.open_estimate(self.weights, rule, min_group) else {
+                        let total = score + rule.end_bonus(game.tiles_left());
+                        self.finished(total, state.link, Some(at));
+                        continue;
+                    };
+                    merged.insert(hash, children.len() as u32);
+                    children.push(Child {
+                        eval: score + estimate,
+                        score,
+                        parent,
+                        at,
+                    });
                 }
             }
             // The cut: highest evaluation first, the earliest generated on a tie.

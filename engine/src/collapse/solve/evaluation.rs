@@ -23,8 +23,14 @@ pub(super) trait BeamGame: SearchGame {
     fn tap_group(&mut self, group: Self::Group, min_group: MinGroup) -> usize;
     /// The representative of `group` (one of this position's), as the line names it.
     fn representative(&self, group: Self::Group) -> Position;
-    /// The static estimate of the module docs.
-    fn estimate(&self, weights: Weights, rule: ScoringRule, min_group: MinGroup) -> i64;
+    /// The static estimate of the module docs, or `None` when no group has `min_group` cells
+    /// (the game is over): one pass over the colours answers both.
+    fn open_estimate(
+        &self,
+        weights: Weights,
+        rule: ScoringRule,
+        min_group: MinGroup,
+    ) -> Option<i64>;
     /// A 64-bit hash of the board.
     fn fingerprint(&self) -> u64;
     /// The bytes one state takes, heap included.
@@ -48,44 +54,56 @@ impl BeamGame for CompactGame {
         CompactGame::representative(self, group)
     }
 
-    fn estimate(&self, weights: Weights, rule: ScoringRule, min_group: MinGroup) -> i64 {
-        if weights.tabu.is_some() {
-            let mut tally = TabuTally::default();
-            if min_group == MinGroup::DEFAULT {
-                // Components (singletons included) by their Euler number, no flood fill.
-                self.colour_census(|tiles, paired, components| {
-                    tally.add(rule, tiles, tiles - paired, components);
-                });
-            } else {
-                self.tally_colours(min_group.get(), |tiles, grouped, groups| {
-                    tally.add(
-                        rule,
-                        tiles,
-                        tiles - grouped,
-                        (groups + tiles - grouped) as i32,
-                    );
-                });
-            }
-            return tally.estimate(weights);
-        }
+    fn open_estimate(
+        &self,
+        weights: Weights,
+        rule: ScoringRule,
+        min_group: MinGroup,
+    ) -> Option<i64> {
         if min_group != MinGroup::DEFAULT {
-            let mut tally = Tally::default();
-            self.tally_colours(min_group.get(), |tiles, grouped, groups| {
-                tally.add(rule, tiles, grouped, groups);
+            if !self.has_legal_group(min_group) {
+                return None;
+            }
+            let colours = |visit: &mut dyn FnMut(u32, u32, u32)| {
+                self.tally_colours(min_group.get(), visit);
+            };
+            return Some(if weights.tabu.is_some() {
+                let mut tally = TabuTally::default();
+                colours(&mut |tiles, grouped, groups| {
+                    let loose = tiles - grouped;
+                    tally.add(rule, tiles, loose, (groups + loose) as i32);
+                });
+                tally.estimate(weights)
+            } else {
+                let mut tally = Tally::default();
+                colours(&mut |tiles, grouped, groups| tally.add(rule, tiles, grouped, groups));
+                tally.estimate(weights)
             });
-            return tally.estimate(weights);
+        }
+        if weights.tabu.is_some() {
+            // Components (singletons included) by their Euler number, no flood fill.
+            let mut tally = TabuTally::default();
+            let mut paired_tiles = 0;
+            self.colour_census(|tiles, paired, components| {
+                paired_tiles += paired;
+                tally.add(rule, tiles, tiles - paired, components);
+            });
+            return (paired_tiles > 0).then(|| tally.estimate(weights));
         }
         // With pairs legal: the groups counted by their Euler number (module docs).
         let mut potential = 0i64;
         let (grouped, euler, grouped_colours) =
             self.pair_census(|tiles| potential += rule.move_score(tiles as usize) as i64);
+        if grouped_colours == 0 {
+            return None;
+        }
         let groups = euler.max(grouped_colours as i32);
-        Tally {
+        let tally = Tally {
             potential,
             loose: self.tiles_left() as i64 - i64::from(grouped),
             fragments: i64::from(groups) - i64::from(grouped_colours),
-        }
-        .estimate(weights)
+        };
+        Some(tally.estimate(weights))
     }
 
     fn fingerprint(&self) -> u64 {
@@ -116,35 +134,41 @@ impl BeamGame for CollapseGame {
         group
     }
 
-    fn estimate(&self, weights: Weights, rule: ScoringRule, min_group: MinGroup) -> i64 {
+    fn open_estimate(
+        &self,
+        weights: Weights,
+        rule: ScoringRule,
+        min_group: MinGroup,
+    ) -> Option<i64> {
         // At most 16 colours: no allocation per evaluated child.
         let mut tallies = [(0u32, 0u32, 0u32); 16];
         let tallies = &mut tallies[..self.slot_count()];
         for (slot, tally) in tallies.iter_mut().enumerate() {
             tally.0 = self.slot_tiles(slot);
         }
+        let mut any = false;
         self.scan_groups(min_group.get(), |slot, _, _, size| {
             tallies[slot].1 += size as u32;
             tallies[slot].2 += 1;
+            any = true;
             true
         });
+        if !any {
+            return None;
+        }
         if weights.tabu.is_some() {
             let mut tally = TabuTally::default();
             for &mut (tiles, grouped, groups) in tallies {
-                tally.add(
-                    rule,
-                    tiles,
-                    tiles - grouped,
-                    (groups + tiles - grouped) as i32,
-                );
+                let loose = tiles - grouped;
+                tally.add(rule, tiles, loose, (groups + loose) as i32);
             }
-            return tally.estimate(weights);
+            return Some(tally.estimate(weights));
         }
         let mut tally = Tally::default();
         for &mut (tiles, grouped, groups) in tallies {
             tally.add(rule, tiles, grouped, groups);
         }
-        tally.estimate(weights)
+        Some(tally.estimate(weights))
     }
 
     fn fingerprint(&self) -> u64 {
