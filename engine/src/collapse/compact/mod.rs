@@ -379,12 +379,15 @@ impl CompactGame {
             if tiles == 0 {
                 continue;
             }
+            // The upper cell of each vertical pair and the right cell of each horizontal one.
             let vertical = plane & plane.up();
             let horizontal = plane & plane.right();
             let squares = vertical & vertical.right();
             let euler = tiles as i32 - vertical.count() as i32 - horizontal.count() as i32
                 + squares.count() as i32;
-            visit(tiles, plane.paired().count(), euler);
+            let paired = vertical | vertical.down() | horizontal | horizontal.left();
+            debug_assert_eq!(paired, plane.paired());
+            visit(tiles, paired.count(), euler);
         }
     }
 

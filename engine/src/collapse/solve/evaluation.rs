@@ -68,12 +68,12 @@ impl BeamGame for CompactGame {
                 self.tally_colours(min_group.get(), visit);
             };
             return Some(if weights.tabu.is_some() {
-                let mut tally = TabuTally::default();
+                let mut tally = TabuTally::new(weights, rule);
                 colours(&mut |tiles, grouped, groups| {
                     let loose = tiles - grouped;
-                    tally.add(rule, tiles, loose, (groups + loose) as i32);
+                    tally.add(tiles, loose, (groups + loose) as i32);
                 });
-                tally.estimate(weights)
+                tally.estimate()
             } else {
                 let mut tally = Tally::default();
                 colours(&mut |tiles, grouped, groups| tally.add(rule, tiles, grouped, groups));
@@ -82,13 +82,13 @@ impl BeamGame for CompactGame {
         }
         if weights.tabu.is_some() {
             // Components (singletons included) by their Euler number, no flood fill.
-            let mut tally = TabuTally::default();
+            let mut tally = TabuTally::new(weights, rule);
             let mut paired_tiles = 0;
             self.colour_census(|tiles, paired, components| {
                 paired_tiles += paired;
-                tally.add(rule, tiles, tiles - paired, components);
+                tally.add(tiles, tiles - paired, components);
             });
-            return (paired_tiles > 0).then(|| tally.estimate(weights));
+            return (paired_tiles > 0).then(|| tally.estimate());
         }
         // With pairs legal: the groups counted by their Euler number (module docs).
         let mut potential = 0i64;
@@ -157,12 +157,12 @@ impl BeamGame for CollapseGame {
             return None;
         }
         if weights.tabu.is_some() {
-            let mut tally = TabuTally::default();
+            let mut tally = TabuTally::new(weights, rule);
             for &mut (tiles, grouped, groups) in tallies {
                 let loose = tiles - grouped;
-                tally.add(rule, tiles, loose, (groups + loose) as i32);
+                tally.add(tiles, loose, (groups + loose) as i32);
             }
-            return Some(tally.estimate(weights));
+            return Some(tally.estimate());
         }
         let mut tally = Tally::default();
         for &mut (tiles, grouped, groups) in tallies {
@@ -263,54 +263,60 @@ impl Weights {
     }
 }
 
-/// The tabu-colour evaluation's colours: the one with the most tiles (the lowest slot on a
-/// tie) is counted apart from the others.
-#[derive(Clone, Copy, Debug, Default)]
+/// The tabu-colour estimate summed over the colours as they come: the one with the most tiles
+/// (the first on a tie) is counted apart from the others.
+#[derive(Clone, Copy, Debug)]
 struct TabuTally {
-    /// `(tiles, loose tiles, components)` of each colour present, at most 16.
-    colours: [(u32, u32, i32); 16],
-    len: usize,
-    rule: Option<ScoringRule>,
+    weights: Weights,
+    rule: ScoringRule,
+    /// Every colour so far counted as one of the others.
+    others: i64,
+    /// The colour with the most tiles so far: `(tiles, its term as one of the others, its term
+    /// as the tabu colour)`.
+    tabu: Option<(u32, i64, i64)>,
 }
 
 impl TabuTally {
+    /// No colour yet, under `weights` (tabu-colour weights) and `rule`.
+    fn new(weights: Weights, rule: ScoringRule) -> Self {
+        Self {
+            weights,
+            rule,
+            others: 0,
+            tabu: None,
+        }
+    }
+
     /// Adds a colour of `tiles` tiles, `loose` of them in no legal group, in `components`
     /// components (singletons included).
-    fn add(&mut self, rule: ScoringRule, tiles: u32, loose: u32, components: i32) {
-        if tiles > 0 && self.len < self.colours.len() {
-            self.colours[self.len] = (tiles, loose, components);
-            self.len += 1;
-            self.rule = Some(rule);
+    #[inline]
+    fn add(&mut self, tiles: u32, loose: u32, components: i32) {
+        if tiles == 0 {
+            return;
+        }
+        let Weights {
+            potential,
+            loose: per_loose,
+            fragment,
+            tabu,
+        } = self.weights;
+        let (tabu_percent, tabu_fragment) = tabu.unwrap_or_default();
+        let worth = self.rule.move_score(tiles as usize) as i64;
+        let extra = i64::from(components.max(1) - 1);
+        let other = potential * worth / 100 - per_loose * i64::from(loose) - fragment * extra;
+        self.others += other;
+        if self.tabu.is_none_or(|(most, _, _)| tiles > most) {
+            let as_tabu = tabu_percent * worth / 100 - tabu_fragment * extra;
+            self.tabu = Some((tiles, other, as_tabu));
         }
     }
 
     /// The estimate: `tabu% * move_score(c_t) - tabu_fragment * (components_t - 1)` for the
     /// tabu colour `t`, plus over the others `potential% * move_score(c_k) - loose * o_k -
     /// fragment * (components_k - 1)`.
-    fn estimate(self, weights: Weights) -> i64 {
-        let (Some(rule), Some((tabu_percent, tabu_fragment))) = (self.rule, weights.tabu) else {
-            return 0;
-        };
-        let colours = &self.colours[..self.len];
-        let mut tabu = 0;
-        for (index, colour) in colours.iter().enumerate() {
-            if colour.0 > colours[tabu].0 {
-                tabu = index;
-            }
-        }
-        let mut estimate = 0;
-        for (index, &(tiles, loose, components)) in colours.iter().enumerate() {
-            let worth = rule.move_score(tiles as usize) as i64;
-            let extra = i64::from(components.max(1) - 1);
-            estimate += if index == tabu {
-                tabu_percent * worth / 100 - tabu_fragment * extra
-            } else {
-                weights.potential * worth / 100
-                    - weights.loose * i64::from(loose)
-                    - weights.fragment * extra
-            };
-        }
-        estimate
+    fn estimate(self) -> i64 {
+        self.tabu
+            .map_or(0, |(_, other, as_tabu)| self.others - other + as_tabu)
     }
 }
 
