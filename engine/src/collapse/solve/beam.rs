@@ -82,7 +82,7 @@ use crate::params::MinGroup;
 use crate::position::Position;
 use crate::scoring::ScoringRule;
 
-use super::evaluation::{BeamGame, Weights};
+use super::evaluation::{BeamGame, Evaluation, Weights};
 use super::options::{MAX_BEAM_WIDTH, SolveControl, SolveOptions, SolveSchedule};
 use super::{Effort, SolveStop};
 
@@ -139,7 +139,7 @@ const ROOT: u32 = u32::MAX;
 struct Search<'c> {
     rule: ScoringRule,
     min_group: MinGroup,
-    weights: Weights,
+    evaluation: Evaluation,
     control: &'c SolveControl<'c>,
     max_nodes: u64,
     nodes: u64,
@@ -175,7 +175,7 @@ pub(super) fn run<G: BeamGame>(
     let mut search = Search {
         rule: options.rule,
         min_group: options.min_group,
-        weights,
+        evaluation: Evaluation::new(weights, options.rule),
         control,
         max_nodes: options.max_nodes.get(),
         nodes: 0,
@@ -194,26 +194,28 @@ pub(super) fn run<G: BeamGame>(
     // The tabu-colour evaluation (SameGame) with restarts: first beams with perturbed
     // weights, the passes then with the weights of the beam that found the best game.
     let first_beams = match options.schedule {
-        SolveSchedule::Restarts if search.weights.tabu_colour() => TABU_FIRST_BEAMS,
+        SolveSchedule::Restarts if weights.tabu_colour() => TABU_FIRST_BEAMS,
         _ => 1,
     };
-    let base = search.weights;
-    let mut best_weights = base;
+    let mut best_weights = weights;
     for beam in 0..first_beams {
         let before = search.best.as_ref().map(|(score, _)| *score);
         if beam > 0 {
-            search.weights = base.perturbed(&mut search.rng);
+            let perturbed = weights.perturbed(&mut search.rng);
+            search.evaluation = Evaluation::new(perturbed, options.rule);
         }
         if !search.beam(&root, spread(width)) {
             break;
         }
         if beam == 0 || search.best.as_ref().map(|(score, _)| *score) > before {
-            best_weights = search.weights;
+            best_weights = search.evaluation.weights();
         }
         levels_completed = 1;
         runs_completed += 1;
     }
-    search.weights = best_weights;
+    if best_weights != search.evaluation.weights() {
+        search.evaluation = Evaluation::new(best_weights, options.rule);
+    }
     if runs_completed == first_beams as u32 {
         let last = match options.schedule {
             SolveSchedule::Single => spread(width / 8),
@@ -408,7 +410,7 @@ impl Search<'_> {
                         }
                         continue;
                     }
-                    let Some(estimate) = game.open_estimate(self.weights, rule, min_group) else {
+                    let Some(estimate) = game.open_estimate(&self.evaluation, min_group) else {
                         let total = score + rule.end_bonus(game.tiles_left());
                         self.finished(total, state.link, Some(at));
                         continue;

@@ -25,12 +25,7 @@ pub(super) trait BeamGame: SearchGame {
     fn representative(&self, group: Self::Group) -> Position;
     /// The static estimate of the module docs, or `None` when no group has `min_group` cells
     /// (the game is over): one pass over the colours answers both.
-    fn open_estimate(
-        &self,
-        weights: Weights,
-        rule: ScoringRule,
-        min_group: MinGroup,
-    ) -> Option<i64>;
+    fn open_estimate(&self, evaluation: &Evaluation, min_group: MinGroup) -> Option<i64>;
     /// A 64-bit hash of the board.
     fn fingerprint(&self) -> u64;
     /// The bytes one state takes, heap included.
@@ -54,12 +49,8 @@ impl BeamGame for CompactGame {
         CompactGame::representative(self, group)
     }
 
-    fn open_estimate(
-        &self,
-        weights: Weights,
-        rule: ScoringRule,
-        min_group: MinGroup,
-    ) -> Option<i64> {
+    fn open_estimate(&self, evaluation: &Evaluation, min_group: MinGroup) -> Option<i64> {
+        let (weights, rule) = (evaluation.weights, evaluation.rule);
         if min_group != MinGroup::DEFAULT {
             if !self.has_legal_group(min_group) {
                 return None;
@@ -68,7 +59,7 @@ impl BeamGame for CompactGame {
                 self.tally_colours(min_group.get(), visit);
             };
             return Some(if weights.tabu.is_some() {
-                let mut tally = TabuTally::new(weights, rule);
+                let mut tally = TabuTally::new(evaluation);
                 colours(&mut |tiles, grouped, groups| {
                     let loose = tiles - grouped;
                     tally.add(tiles, loose, (groups + loose) as i32);
@@ -82,7 +73,7 @@ impl BeamGame for CompactGame {
         }
         if weights.tabu.is_some() {
             // Components (singletons included) by their Euler number, no flood fill.
-            let mut tally = TabuTally::new(weights, rule);
+            let mut tally = TabuTally::new(evaluation);
             let mut paired_tiles = 0;
             self.colour_census(|tiles, paired, components| {
                 paired_tiles += paired;
@@ -134,12 +125,8 @@ impl BeamGame for CollapseGame {
         group
     }
 
-    fn open_estimate(
-        &self,
-        weights: Weights,
-        rule: ScoringRule,
-        min_group: MinGroup,
-    ) -> Option<i64> {
+    fn open_estimate(&self, evaluation: &Evaluation, min_group: MinGroup) -> Option<i64> {
+        let (weights, rule) = (evaluation.weights, evaluation.rule);
         // At most 16 colours: no allocation per evaluated child.
         let mut tallies = [(0u32, 0u32, 0u32); 16];
         let tallies = &mut tallies[..self.slot_count()];
@@ -157,7 +144,7 @@ impl BeamGame for CollapseGame {
             return None;
         }
         if weights.tabu.is_some() {
-            let mut tally = TabuTally::new(weights, rule);
+            let mut tally = TabuTally::new(evaluation);
             for &mut (tiles, grouped, groups) in tallies {
                 let loose = tiles - grouped;
                 tally.add(tiles, loose, (groups + loose) as i32);
@@ -263,12 +250,61 @@ impl Weights {
     }
 }
 
+/// Tile counts whose colour terms [`Evaluation`] tabulates: every colour of a board of at most
+/// 16x16 cells.
+const TABULATED_TILES: usize = 257;
+
+/// A beam's evaluation: its [`Weights`] under a rule, with the colour terms that need a move
+/// score tabulated by tile count (read for boards of at most 16x16, computed beyond).
+#[derive(Clone, Debug)]
+pub(super) struct Evaluation {
+    weights: Weights,
+    rule: ScoringRule,
+    /// For `n` tiles: `potential% * move_score(n)` and `tabu% * move_score(n)` (0 without a
+    /// tabu colour), each divided by 100 as the estimate rounds them.
+    worths: Box<[(i64, i64); TABULATED_TILES]>,
+}
+
+impl Evaluation {
+    /// The evaluation with `weights` under `rule`.
+    pub(super) fn new(weights: Weights, rule: ScoringRule) -> Self {
+        let mut worths = Box::new([(0, 0); TABULATED_TILES]);
+        for (tiles, worth) in worths.iter_mut().enumerate() {
+            *worth = Self::worths_of(weights, rule, tiles as u32);
+        }
+        Self {
+            weights,
+            rule,
+            worths,
+        }
+    }
+
+    /// Its weights.
+    pub(super) fn weights(&self) -> Weights {
+        self.weights
+    }
+
+    fn worths_of(weights: Weights, rule: ScoringRule, tiles: u32) -> (i64, i64) {
+        let worth = rule.move_score(tiles as usize) as i64;
+        let (tabu_percent, _) = weights.tabu.unwrap_or_default();
+        (weights.potential * worth / 100, tabu_percent * worth / 100)
+    }
+
+    /// The colour terms of a colour of `tiles` tiles (see `worths`).
+    #[inline]
+    fn worths(&self, tiles: u32) -> (i64, i64) {
+        match self.worths.get(tiles as usize) {
+            Some(&worths) => worths,
+            None => Self::worths_of(self.weights, self.rule, tiles),
+        }
+    }
+}
+
 /// The tabu-colour estimate summed over the colours as they come: the one with the most tiles
 /// (the first on a tie) is counted apart from the others.
 #[derive(Clone, Copy, Debug)]
-struct TabuTally {
-    weights: Weights,
-    rule: ScoringRule,
+struct TabuTally<'a> {
+    evaluation: &'a Evaluation,
     /// Every colour so far counted as one of the others.
     others: i64,
     /// The colour with the most tiles so far: `(tiles, its term as one of the others, its term
@@ -276,12 +312,11 @@ struct TabuTally {
     tabu: Option<(u32, i64, i64)>,
 }
 
-impl TabuTally {
-    /// No colour yet, under `weights` (tabu-colour weights) and `rule`.
-    fn new(weights: Weights, rule: ScoringRule) -> Self {
+impl<'a> TabuTally<'a> {
+    /// No colour yet, under `evaluation` (tabu-colour weights).
+    fn new(evaluation: &'a Evaluation) -> Self {
         Self {
-            weights,
-            rule,
+            evaluation,
             others: 0,
             tabu: None,
         }
@@ -295,18 +330,18 @@ impl TabuTally {
             return;
         }
         let Weights {
-            potential,
             loose: per_loose,
             fragment,
             tabu,
-        } = self.weights;
-        let (tabu_percent, tabu_fragment) = tabu.unwrap_or_default();
-        let worth = self.rule.move_score(tiles as usize) as i64;
+            ..
+        } = self.evaluation.weights;
+        let (_, tabu_fragment) = tabu.unwrap_or_default();
+        let (other_worth, tabu_worth) = self.evaluation.worths(tiles);
         let extra = i64::from(components.max(1) - 1);
-        let other = potential * worth / 100 - per_loose * i64::from(loose) - fragment * extra;
+        let other = other_worth - per_loose * i64::from(loose) - fragment * extra;
         self.others += other;
         if self.tabu.is_none_or(|(most, _, _)| tiles > most) {
-            let as_tabu = tabu_percent * worth / 100 - tabu_fragment * extra;
+            let as_tabu = tabu_worth - tabu_fragment * extra;
             self.tabu = Some((tiles, other, as_tabu));
         }
     }
