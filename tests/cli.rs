@@ -478,18 +478,7 @@ fn collapse_solve_screened_sends_the_method_and_width() {
         ]
         .concat();
         let out = ok(&args);
-        let score = out
-            .lines()
-            .find_map(|l| l.strip_prefix("score "))
-            .and_then(|l| l.split_whitespace().next())
-            .expect("score line")
-            .parse::<i64>()
-            .unwrap();
-        let taps = out
-            .lines()
-            .find_map(|l| l.strip_prefix("taps: "))
-            .expect("taps line")
-            .to_owned();
+        let (score, taps) = score_and_taps(&out);
         (score, taps)
     };
     let screened = solve(&["--screened", "--screen-width", "2"]);
@@ -586,18 +575,7 @@ fn collapse_solve_beam_and_tabu_send_the_method_and_width() {
         ]
         .concat();
         let out = ok(&args);
-        let score = out
-            .lines()
-            .find_map(|l| l.strip_prefix("score "))
-            .and_then(|l| l.split_whitespace().next())
-            .expect("score line")
-            .parse::<i64>()
-            .unwrap();
-        let taps = out
-            .lines()
-            .find_map(|l| l.strip_prefix("taps: "))
-            .expect("taps line")
-            .to_owned();
+        let (score, taps) = score_and_taps(&out);
         let expected = rpc::solve(
             CollapseSolveRequest {
                 board: Some(common::board(start)),
@@ -627,4 +605,21 @@ fn collapse_solve_beam_and_tabu_send_the_method_and_width() {
         answers.push((expected.score, taps, expected.nodes));
     }
     assert_ne!(answers[0], answers[1]);
+}
+
+/// The score and the `taps:` line `collapse solve` prints.
+fn score_and_taps(out: &str) -> (i64, String) {
+    let score = out
+        .lines()
+        .find_map(|l| l.strip_prefix("score "))
+        .and_then(|l| l.split_whitespace().next())
+        .expect("score line")
+        .parse::<i64>()
+        .unwrap();
+    let taps = out
+        .lines()
+        .find_map(|l| l.strip_prefix("taps: "))
+        .expect("taps line")
+        .to_owned();
+    (score, taps)
 }

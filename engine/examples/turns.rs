@@ -301,15 +301,6 @@ fn main() {
                 }
             }
         }
-        "select" => {
-            let family = args.next().expect("plain or level");
-            let steps = args
-                .next()
-                .expect("a step count")
-                .parse()
-                .expect("a number");
-            select_turns(&family, steps);
-        }
         kind if kind.starts_with("plain-steps-") || kind.starts_with("level-steps-") => {
             let (family, steps) = kind.split_once("-steps-").expect("a family and a count");
             let turns = turns_of_steps(family, steps.parse().expect("a step count"));
