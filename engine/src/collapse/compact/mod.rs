@@ -391,13 +391,29 @@ impl CompactGame {
         }
     }
 
-    /// A 64-bit hash of the planes: equal positions (of one starting board) hash alike, and
-    /// distinct ones collide with odds of about 2^-64 a pair. Four independent chains (one per
-    /// word of a plane, so their multiplications overlap), then mixed into one.
+    /// A 64-bit hash of the tile count and the planes, word after word: equal positions (of
+    /// one starting board) hash alike. Mixing in the tile count first lets some distinct
+    /// positions collide by construction (a count and the first plane's first word that
+    /// differ by the same bits); the beam of [`SolveMethod::Beam`](crate::SolveMethod::Beam)
+    /// keeps this hash so that its answers stay those of its first version.
     pub(crate) fn fingerprint(&self) -> u64 {
+        let mut hash = 0x9e37_79b9_7f4a_7c15u64 ^ u64::from(self.tiles);
+        for plane in self.planes() {
+            for word in plane.words() {
+                hash = (hash ^ word).wrapping_mul(0xff51_afd7_ed55_8ccd);
+                hash ^= hash >> 32;
+            }
+        }
+        hash
+    }
+
+    /// A 64-bit hash of the planes alone (the tile count follows from them): equal positions
+    /// hash alike, and distinct ones collide with odds of about 2^-64 a pair. Four independent
+    /// chains (one per word of a plane, so their multiplications overlap), then mixed into one.
+    pub(crate) fn lane_fingerprint(&self) -> u64 {
         const MULTIPLIER: u64 = 0xff51_afd7_ed55_8ccd;
         let mut lanes = [
-            0x9e37_79b9_7f4a_7c15u64 ^ u64::from(self.tiles),
+            0x9e37_79b9_7f4a_7c15u64,
             0xc2b2_ae3d_27d4_eb4f,
             0x1656_67b1_9e37_79f9,
             0x27d4_eb2f_1656_67c5,

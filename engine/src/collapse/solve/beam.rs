@@ -6,8 +6,13 @@
 //! by every legal group (one tap each). A child with no legal group is a finished game, scored
 //! with the rule's end adjustment and kept if it beats the best so far. Children with equal
 //! boards are merged into the one with the highest score so far (the earliest on a tie), by a
-//! 64-bit hash of the board (two distinct boards share one with odds of about 2^-64 a pair; a
-//! collision would drop a state, never give a wrong line). The `width` children of highest
+//! 64-bit hash of the board (a collision would drop a state, never give a wrong line): under
+//! [`SolveMethod::TabuBeam`](super::SolveMethod::TabuBeam) a hash of the planes alone (two
+//! distinct boards share one with odds of about 2^-64 a pair); under
+//! [`SolveMethod::Beam`](super::SolveMethod::Beam) its first version's hash, which mixes in
+//! the tile count first and so lets a few distinct endgame boards collide by construction,
+//! kept so that its answers stay the same. A child whose hash the layer holds is estimated
+//! only when it replaces the kept one. The `width` children of highest
 //! evaluation (the earliest generated on a tie) form the next layer. The beam ends when no
 //! state is left. This is the classic beam search of single-player games with transposition
 //! merging (as in D. Schadd's and Cazenave's SameGame work, and the PopStar baseline of
@@ -140,6 +145,9 @@ struct Search<'c> {
     rule: ScoringRule,
     min_group: MinGroup,
     evaluation: Evaluation,
+    /// Merge children by [`BeamGame::lane_fingerprint`] (else by the first version's
+    /// [`BeamGame::fingerprint`]).
+    lane_hash: bool,
     control: &'c SolveControl<'c>,
     max_nodes: u64,
     nodes: u64,
@@ -163,12 +171,13 @@ const FIRST_REFINE_WIDTH: usize = 8;
 const TABU_FIRST_BEAMS: usize = 8;
 
 /// Runs the schedule of the module docs on `root` as thread `thread` of `options.threads`,
-/// with the requested `width` and the evaluation's `weights`.
+/// with the requested `width`, the evaluation's `weights`, and children merged by
+/// [`BeamGame::lane_fingerprint`] when `lane_hash` (else by [`BeamGame::fingerprint`]).
 pub(super) fn run<G: BeamGame>(
     root: G,
     options: &SolveOptions,
     control: &SolveControl,
-    (width, weights): (usize, Weights),
+    (width, weights, lane_hash): (usize, Weights, bool),
     thread: usize,
 ) -> (Vec<Position>, Effort) {
     let threads = options.threads.get();
@@ -176,6 +185,7 @@ pub(super) fn run<G: BeamGame>(
         rule: options.rule,
         min_group: options.min_group,
         evaluation: Evaluation::new(weights, options.rule),
+        lane_hash,
         control,
         max_nodes: options.max_nodes.get(),
         nodes: 0,
@@ -392,15 +402,26 @@ impl Search<'_> {
                     let size = game.tap_group(group, min_group);
                     let score = state.score + rule.move_score(size) as i64;
                     self.nodes += 1;
-                    let (hash, parent) = (game.fingerprint(), index as u32);
+                    let parent = index as u32;
+                    let hash = if self.lane_hash {
+                        game.lane_fingerprint()
+                    } else {
+                        game.fingerprint()
+                    };
                     if let Some(&seen) = merged.get(&hash) {
-                        // A board this layer holds already: it has a legal group (a finished
-                        // game is never kept), and equal boards have equal estimates, so it is
-                        // not estimated again: the higher score is the higher eval. The merged
-                        // child keeps the first one's place in the order.
+                        // A board this layer holds already (or one whose hash it shares): a
+                        // finished game is recorded as such, else the child replaces the kept
+                        // one when it scored more. Only then is it estimated.
+                        if !game.has_group(min_group) {
+                            let total = score + rule.end_bonus(game.tiles_left());
+                            self.finished(total, state.link, Some(at));
+                            continue;
+                        }
                         let kept = &mut children[seen as usize];
                         if score > kept.score {
-                            let estimate = kept.eval - kept.score;
+                            let estimate = game
+                                .open_estimate(&self.evaluation, min_group)
+                                .expect("a board with a legal group");
                             *kept = Child {
                                 eval: score + estimate,
                                 score,

@@ -26,8 +26,13 @@ pub(super) trait BeamGame: SearchGame {
     /// The static estimate of the module docs, or `None` when no group has `min_group` cells
     /// (the game is over): one pass over the colours answers both.
     fn open_estimate(&self, evaluation: &Evaluation, min_group: MinGroup) -> Option<i64>;
-    /// A 64-bit hash of the board.
+    /// A 64-bit hash of the board, [`SolveMethod::Beam`](super::SolveMethod::Beam)'s: with
+    /// the tile count mixed in first, as in its first version (some distinct boards collide by
+    /// construction; the answers it gives are kept).
     fn fingerprint(&self) -> u64;
+    /// A 64-bit hash of the board alone (distinct boards collide with odds of about 2^-64),
+    /// [`SolveMethod::TabuBeam`](super::SolveMethod::TabuBeam)'s.
+    fn lane_fingerprint(&self) -> u64;
     /// The bytes one state takes, heap included.
     fn state_bytes(&self) -> usize;
     /// True when some group has at least `min_group` cells.
@@ -101,6 +106,10 @@ impl BeamGame for CompactGame {
         CompactGame::fingerprint(self)
     }
 
+    fn lane_fingerprint(&self) -> u64 {
+        CompactGame::lane_fingerprint(self)
+    }
+
     fn state_bytes(&self) -> usize {
         std::mem::size_of::<Self>()
     }
@@ -159,14 +168,11 @@ impl BeamGame for CollapseGame {
     }
 
     fn fingerprint(&self) -> u64 {
-        let mut hash = 0x9e37_79b9_7f4a_7c15u64 ^ self.tiles_left() as u64;
-        for col in 0..self.columns() {
-            for slot in 0..self.slot_count() {
-                hash = (hash ^ self.plane(col, slot)).wrapping_mul(0xff51_afd7_ed55_8ccd);
-                hash ^= hash >> 32;
-            }
-        }
-        hash
+        self.hash_from(0x9e37_79b9_7f4a_7c15u64 ^ self.tiles_left() as u64)
+    }
+
+    fn lane_fingerprint(&self) -> u64 {
+        self.hash_from(0x9e37_79b9_7f4a_7c15u64)
     }
 
     fn state_bytes(&self) -> usize {
@@ -247,6 +253,25 @@ impl Weights {
                 .tabu
                 .map(|(percent, fragment)| (percent, scale(fragment))),
         }
+    }
+}
+
+/// The hashes of [`CollapseGame`]'s planes.
+trait PlaneHash {
+    /// The planes, column by column and colour by colour, chained from `seed`.
+    fn hash_from(&self, seed: u64) -> u64;
+}
+
+impl PlaneHash for CollapseGame {
+    fn hash_from(&self, seed: u64) -> u64 {
+        let mut hash = seed;
+        for col in 0..self.columns() {
+            for slot in 0..self.slot_count() {
+                hash = (hash ^ self.plane(col, slot)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+                hash ^= hash >> 32;
+            }
+        }
+        hash
     }
 }
 

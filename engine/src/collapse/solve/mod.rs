@@ -231,11 +231,17 @@ fn run_one<G: BeamGame>(
     match options.method {
         SolveMethod::Beam(width) => {
             let weights = Weights::for_rule(options.rule);
-            beam::run(root, options, control, (width.get(), weights), thread)
+            beam::run(
+                root,
+                options,
+                control,
+                (width.get(), weights, false),
+                thread,
+            )
         }
         SolveMethod::TabuBeam(width) => {
             let weights = Weights::TABU_COLOUR;
-            beam::run(root, options, control, (width.get(), weights), thread)
+            beam::run(root, options, control, (width.get(), weights, true), thread)
         }
         SolveMethod::Nmcs | SolveMethod::Screened(_) => {
             search::run(root, options, control, None, thread as u64)

@@ -310,6 +310,38 @@ fn beam(width: u32, schedule: SolveSchedule, options: SolveOptions) -> SolveOpti
 }
 
 #[test]
+fn beam_answers_stay_those_of_its_first_version_where_hashes_collide() {
+    // Two boards of this search's layers share BEAM's first-version hash (the tile count is
+    // mixed in first): the answer, effort and line are those the method gave before its
+    // speed-ups (commit c71dfaa), which a merge that trusted the hash blindly changed.
+    let board = settled("RBGB/BBGB/RGRG/BRGB/BBRR/BGRB/GRRB/RGRR");
+    let searched = SolveOptions {
+        seed: 492,
+        ..beam(
+            8,
+            SolveSchedule::Restarts,
+            options(ScoringRule::SameGame, 2, 2_000),
+        )
+    };
+    let searched = SolveOptions {
+        min_group: MinGroup::parse(3).unwrap(),
+        ..searched
+    };
+    let solution = solve(&board, &searched, &SolveControl::default());
+    check_replays(&board, &searched, &solution);
+    let line: Vec<(u32, u32)> = solution
+        .moves
+        .iter()
+        .map(|m| (m.position.row, m.position.col))
+        .collect();
+    assert_eq!(
+        (solution.score, solution.nodes, solution.runs_completed),
+        (1090, 2003, 4)
+    );
+    assert_eq!(line, [(3, 0), (4, 1), (3, 1), (4, 2), (3, 2), (5, 0)]);
+}
+
+#[test]
 fn a_beam_wider_than_every_layer_is_exhaustive() {
     // With duplicates merged and no state cut, the beam visits every reachable position: the
     // answer is the brute force's, for every rule, on planes (up to 16x16) and on the column
