@@ -166,8 +166,9 @@ const FIRST_REFINE_WIDTH: usize = 8;
 /// first with [`Weights::TABU_COLOUR`], the others with perturbed ones
 /// ([`Weights::perturbed`]). A single beam's answer swings by a tenth between neighbouring
 /// weights, so the best of a few differently weighted beams is a better first line: on the 20
-/// standard positions six width-2000 beams gave 63,247 together against 51,373-58,673 alone
-/// and 62,883 for one beam of 16,000 (docs/solver.md).
+/// standard positions the best of six width-2000 beams under different weightings totalled
+/// 63,247, against 51,373-58,673 for each alone and 62,883 for one beam of 16,000
+/// (docs/solver.md); the method runs eight.
 const TABU_FIRST_BEAMS: usize = 8;
 
 /// Runs the schedule of the module docs on `root` as thread `thread` of `options.threads`,

@@ -464,9 +464,9 @@ export declare const CollapseCheckDeadStateResponseSchema: GenMessage<CollapseCh
  * merging, then refinement passes that walk the best line and follow every tap on it by a beam
  * of 8, 16, 32, ... states (docs/solver.md, "Beam search"); the strongest method on 10x10
  * PopStar boards, weaker than NMCS on the 15x15 SameGame positions. `method =
- * SOLVE_METHOD_TABU_BEAM` is that beam search with SameGame's tabu-colour evaluation (`seed`
- * also draws the weights of its first beams), the strongest method on the 15x15 SameGame
- * positions at about 60 s a position.
+ * SOLVE_METHOD_TABU_BEAM` is that beam search with SameGame's tabu-colour evaluation (with
+ * RESTARTS `seed` also draws the weights of its first beams), the strongest method on the 15x15
+ * SameGame positions at about 60 s a position.
  *
  * Effort: a *node* is one tap applied by the search (in the tree or a playout). Limits are
  * checked before each playout (with BEAM and TABU_BEAM: before each state is expanded; a stopped beam
