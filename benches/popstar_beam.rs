@@ -62,9 +62,9 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use cpu_time::ThreadTime;
 use matchgrid::engine::{
-    self, BeamWidth, CollapseGame, MinGroup, NodeBudget, Position, ScoringRule, ScreenWidth,
-    SettledBoard, SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveThreads,
-    TapGroup,
+    self, BeamOptions, BeamWidth, CollapseGame, MinGroup, NodeBudget, Position, ScoringRule,
+    ScreenWidth, SettledBoard, SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule,
+    SolveThreads, TapGroup,
 };
 
 const RULE: ScoringRule = ScoringRule::PopStar;
@@ -407,7 +407,9 @@ fn main() {
             schedule: SolveSchedule::Restarts,
             method: match args.solve_method.as_str() {
                 "nmcs" => SolveMethod::Screened(ScreenWidth::parse(0).expect("the default width")),
-                "beam" => SolveMethod::Beam(BeamWidth::parse(args.solve_width).expect("a width")),
+                "beam" => SolveMethod::Beam(BeamOptions::doubling(
+                    BeamWidth::parse(args.solve_width).expect("a width"),
+                )),
                 other => panic!("--solve-method is beam or nmcs, not {other}"),
             },
             threads: SolveThreads::ONE,

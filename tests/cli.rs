@@ -529,7 +529,7 @@ fn collapse_solve_screened_sends_the_method_and_width() {
 /// with the width: each answer's taps and score are the transport's answer to the same request
 /// (and the two methods' answers differ on this board); `--tabu` without `--beam` is refused.
 #[test]
-fn collapse_solve_beam_and_tabu_send_the_method_and_width() {
+fn collapse_solve_beam_and_tabu_send_the_method_width_and_factor() {
     use matchgrid::proto::{self, CollapseSolveRequest};
     use matchgrid::transport::{SearchContext, collapse as rpc};
     let server = TestServer::start(&[]);
@@ -549,9 +549,14 @@ fn collapse_solve_beam_and_tabu_send_the_method_and_width() {
         progress: None,
     };
     let mut answers = Vec::new();
-    for (flags, method) in [
-        (&["--beam"][..], proto::SolveMethod::Beam),
-        (&["--beam", "--tabu"][..], proto::SolveMethod::TabuBeam),
+    for (flags, method, refine_factor) in [
+        (&["--beam"][..], proto::SolveMethod::Beam, 0),
+        (&["--beam", "--tabu"][..], proto::SolveMethod::TabuBeam, 0),
+        (
+            &["--beam", "--tabu", "--refine-factor", "4"][..],
+            proto::SolveMethod::TabuBeam,
+            4,
+        ),
     ] {
         let args = [
             &[
@@ -585,6 +590,7 @@ fn collapse_solve_beam_and_tabu_send_the_method_and_width() {
                 schedule: proto::SolveSchedule::Restarts as i32,
                 method: method as i32,
                 beam_width: 32,
+                refine_factor,
                 ..Default::default()
             },
             &context,
@@ -605,6 +611,7 @@ fn collapse_solve_beam_and_tabu_send_the_method_and_width() {
         answers.push((expected.score, taps, expected.nodes));
     }
     assert_ne!(answers[0], answers[1]);
+    assert_ne!(answers[1], answers[2]);
 }
 
 /// The score and the `taps:` line `collapse solve` prints.

@@ -625,6 +625,22 @@ async fn out_of_range_fields_are_invalid_argument_naming_them() {
         ),
         (
             CollapseSolveRequest {
+                method: proto::SolveMethod::TabuBeam as i32,
+                refine_factor: 1,
+                ..Default::default()
+            },
+            "refine_factor",
+        ),
+        (
+            // Checked whatever the method, though only the beams use it.
+            CollapseSolveRequest {
+                refine_factor: 17,
+                ..Default::default()
+            },
+            "refine_factor",
+        ),
+        (
+            CollapseSolveRequest {
                 method: proto::SolveMethod::Screened as i32,
                 screen_width: 257,
                 ..Default::default()

@@ -587,31 +587,49 @@ async fn golden_collapse_solve_beam() {
 }
 
 /// SameGame under the two beam methods, restarts, first width 64, 40,000 nodes, on the
-/// generated 10x10 board: the same bytes from two server processes (`elapsed_micros` zeroed),
-/// pinned by their SHA-256, each line replayed by the independent reference to the claimed
-/// score. BEAM answers as it did before TABU_BEAM existed (its SameGame weights are not the
-/// tabu-colour ones); TABU_BEAM is pinned from its first version.
+/// generated 10x10 board, and TABU_BEAM with refinement factor 4 on 400,000 nodes (a budget
+/// that reaches its passes): the same bytes from two server processes (`elapsed_micros`
+/// zeroed), pinned by their SHA-256, each line replayed by the independent reference to the
+/// claimed score. BEAM answers as it did before TABU_BEAM existed (its SameGame weights are not
+/// the tabu-colour ones); TABU_BEAM is pinned from its first version, and with factor 4 from
+/// the first version of `refine_factor`.
 #[tokio::test]
 async fn golden_collapse_solve_samegame_beams() {
     use sha2::{Digest, Sha256};
     let (a, b) = (TestServer::start(&[]), TestServer::start(&[]));
     let (mut first, mut second) = (a.collapse_client().await, b.collapse_client().await);
-    for (method, expected, expected_digest) in [
-        (SolveMethod::Beam, SAMEGAME_BEAM, SAMEGAME_BEAM_SHA256),
+    for (method, refine_factor, max_nodes, expected, expected_digest) in [
+        (
+            SolveMethod::Beam,
+            0,
+            40_000,
+            SAMEGAME_BEAM,
+            SAMEGAME_BEAM_SHA256,
+        ),
         (
             SolveMethod::TabuBeam,
+            0,
+            40_000,
             SAMEGAME_TABU_BEAM,
             SAMEGAME_TABU_BEAM_SHA256,
+        ),
+        (
+            SolveMethod::TabuBeam,
+            4,
+            400_000,
+            SAMEGAME_TABU_BEAM_FACTOR_4,
+            SAMEGAME_TABU_BEAM_FACTOR_4_SHA256,
         ),
     ] {
         let request = CollapseSolveRequest {
             board: Some(board(COLLAPSE_10X10)),
             scoring: Rule::SameGame.wire(),
             seed: 3,
-            max_nodes: 40_000,
+            max_nodes,
             schedule: SolveSchedule::Restarts as i32,
             method: method as i32,
             beam_width: 64,
+            refine_factor,
             ..Default::default()
         };
         let mut answers = Vec::new();
@@ -637,13 +655,13 @@ async fn golden_collapse_solve_samegame_beams() {
         assert_eq!(
             (solved.score, solved.nodes, solved.moves.len(), solved.stop),
             expected,
-            "{method:?}"
+            "{method:?} factor {refine_factor}"
         );
         let digest: String = Sha256::digest(&answers[0])
             .iter()
             .map(|byte| format!("{byte:02x}"))
             .collect();
-        assert_eq!(digest, expected_digest, "{method:?}");
+        assert_eq!(digest, expected_digest, "{method:?} factor {refine_factor}");
     }
 }
 
@@ -667,6 +685,17 @@ const SAMEGAME_TABU_BEAM: (i64, u64, usize, i32) = (
 /// SHA-256 of that response.
 const SAMEGAME_TABU_BEAM_SHA256: &str =
     "fb34a666850ea207b69d965926dd03305ce6d4a1979782c4a548a48d8c3136f3";
+/// (score, nodes, taps, stop) of [`golden_collapse_solve_samegame_beams`] under TABU_BEAM with
+/// refinement factor 4 (passes of 16, 64, 256, ...).
+const SAMEGAME_TABU_BEAM_FACTOR_4: (i64, u64, usize, i32) = (
+    1544,
+    400_011,
+    23,
+    matchgrid::proto::SolveStop::NodeBudget as i32,
+);
+/// SHA-256 of that response.
+const SAMEGAME_TABU_BEAM_FACTOR_4_SHA256: &str =
+    "62752a0341b7a6a3ccf46f6172fb0992081636cc48390993bb6c3afb8de9ee76";
 
 /// (score, nodes, taps, playouts) of [`golden_collapse_solve_beam`].
 const SOLVE_BEAM: (i64, u64, usize, u64) = (6265, 40_009, 25, 0);

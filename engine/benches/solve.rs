@@ -28,8 +28,9 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use cpu_time::ProcessTime;
 use matchgrid_engine::{
-    self as engine, Board, MinGroup, NodeBudget, ScoringRule, ScreenWidth, SettledBoard,
-    SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveThreads,
+    self as engine, BeamOptions, Board, MinGroup, NodeBudget, RefineFactor, ScoringRule,
+    ScreenWidth, SettledBoard, SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule,
+    SolveThreads,
 };
 
 /// SP-MCTS, Schadd et al. 2008: the total over the 20 positions.
@@ -81,6 +82,10 @@ struct Args {
     /// With --beam: the tabu-colour estimate (SolveMethod::TabuBeam).
     #[arg(long, requires = "beam")]
     tabu: bool,
+    /// With --beam: the refinement passes' widths are the powers of this factor from 8 on
+    /// (RefineFactor); 0 means 2 (8, 16, 32, ...).
+    #[arg(long, default_value_t = 0, requires = "beam")]
+    refine_factor: u32,
     /// Threads of each search (root-parallel, each with its share of the node budget).
     #[arg(long, default_value_t = 1)]
     threads: u32,
@@ -101,11 +106,14 @@ fn main() {
         args.positions = (1..=20).collect();
     }
     let method = if let Some(width) = args.beam {
-        let width = engine::BeamWidth::parse(width).expect("width 0..=65536");
+        let beam = BeamOptions {
+            width: engine::BeamWidth::parse(width).expect("width 0..=65536"),
+            refine_factor: RefineFactor::parse(args.refine_factor).expect("factor 0 or 2..=16"),
+        };
         if args.tabu {
-            SolveMethod::TabuBeam(width)
+            SolveMethod::TabuBeam(beam)
         } else {
-            SolveMethod::Beam(width)
+            SolveMethod::Beam(beam)
         }
     } else if args.screened {
         SolveMethod::Screened(ScreenWidth::parse(args.screen_width).expect("width 1..=256"))
@@ -118,10 +126,16 @@ fn main() {
         SolveMethod::Screened(width) => {
             format!("NMCS level {} screened (width {})", args.level, width.get())
         }
-        SolveMethod::Beam(width) => format!("beam search (first width {})", width.get()),
-        SolveMethod::TabuBeam(width) => {
-            format!("tabu-colour beam search (first width {})", width.get())
-        }
+        SolveMethod::Beam(beam) => format!(
+            "beam search (first width {}, refinement factor {})",
+            beam.width.get(),
+            beam.refine_factor.get()
+        ),
+        SolveMethod::TabuBeam(beam) => format!(
+            "tabu-colour beam search (first width {}, refinement factor {})",
+            beam.width.get(),
+            beam.refine_factor.get()
+        ),
     };
     println!(
         "SameGame standard positions: {searched}{}, budget {} nodes{}, seed {}",

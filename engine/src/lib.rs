@@ -103,11 +103,12 @@ pub use swap::{
 
 // The collapse family.
 pub use collapse::{
-    BeamWidth, COMPACT_SIDE, ClearProof, ClearSolution, Clearability, ClearableBoard, CollapseGame,
-    CollapsePlayout, ColumnShift, CompactGame, DEFAULT_BEAM_WIDTH, DEFAULT_SCREEN_WIDTH,
-    DEFAULT_SOLVE_LEVEL, DEFAULT_SOLVE_NODES, LegalGroup, MAX_BEAM_WIDTH, MAX_CLEAR_TABLE_BYTES,
-    MAX_REPLAY_TAPS, MAX_SCREEN_WIDTH, MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES,
-    MAX_SOLVE_THREADS, NodeBudget, RefusedTap, Replay, ReplayedMove, ScreenWidth, Solution,
+    BeamOptions, BeamWidth, COMPACT_SIDE, ClearProof, ClearSolution, Clearability, ClearableBoard,
+    CollapseGame, CollapsePlayout, ColumnShift, CompactGame, DEFAULT_BEAM_WIDTH,
+    DEFAULT_REFINE_FACTOR, DEFAULT_SCREEN_WIDTH, DEFAULT_SOLVE_LEVEL, DEFAULT_SOLVE_NODES,
+    LegalGroup, MAX_BEAM_WIDTH, MAX_CLEAR_TABLE_BYTES, MAX_REFINE_FACTOR, MAX_REPLAY_TAPS,
+    MAX_SCREEN_WIDTH, MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES, MAX_SOLVE_THREADS,
+    NodeBudget, RefineFactor, RefusedTap, Replay, ReplayedMove, ScreenWidth, Solution,
     SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveStop, SolveThreads,
     SolvedMove, TapGroup, TapOutcome, TapRefusal, board_digest, generate_clearable_collapse_board,
     is_game_over, legal_groups, parse_time_limit, replay, solve, solve_clear, tap,

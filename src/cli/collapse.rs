@@ -169,6 +169,11 @@ pub struct CollapseSolve {
     /// With --beam: the first beam's width, 1..=65536; 0 means 2000.
     #[arg(long, default_value_t = 0, requires = "beam")]
     beam_width: u32,
+    /// With --beam: the refinement passes' widths are the powers of this factor from 8 on,
+    /// 2..=16 (8, 16, 32, ... at 2; 16, 64, 256, ... at 4); 0 means 2. With --tabu and
+    /// --restarts, 4 scores higher on 15x15 SameGame boards at about a minute a board.
+    #[arg(long, default_value_t = 0, requires = "beam")]
+    refine_factor: u32,
     /// What to search for.
     #[arg(long, value_enum, default_value_t = GoalArg::Score)]
     goal: GoalArg,
@@ -333,6 +338,7 @@ async fn solve(client: &mut Client, json: bool, command: CollapseSolve) -> Resul
         },
         threads: command.threads,
         beam_width: command.beam_width,
+        refine_factor: command.refine_factor,
     };
     let response = with_progress("solving", command.max_millis, client.solve(request)).await;
     emit(json, &reply(response)?, |r| solve_text(&board, r))

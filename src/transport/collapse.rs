@@ -188,13 +188,16 @@ pub fn solve(
             });
         }
     };
-    // Checked whatever the method, so an out-of-range width never passes silently.
+    // Checked whatever the method, so an out-of-range width or factor never passes silently.
     let screen_width = engine::ScreenWidth::parse(request.screen_width)?;
-    let beam_width = engine::BeamWidth::parse(request.beam_width)?;
+    let beam = engine::BeamOptions {
+        width: engine::BeamWidth::parse(request.beam_width)?,
+        refine_factor: engine::RefineFactor::parse(request.refine_factor)?,
+    };
     let method = match proto::SolveMethod::try_from(request.method) {
         Ok(proto::SolveMethod::Screened) => engine::SolveMethod::Screened(screen_width),
-        Ok(proto::SolveMethod::Beam) => engine::SolveMethod::Beam(beam_width),
-        Ok(proto::SolveMethod::TabuBeam) => engine::SolveMethod::TabuBeam(beam_width),
+        Ok(proto::SolveMethod::Beam) => engine::SolveMethod::Beam(beam),
+        Ok(proto::SolveMethod::TabuBeam) => engine::SolveMethod::TabuBeam(beam),
         Ok(proto::SolveMethod::Unspecified | proto::SolveMethod::Nmcs) => engine::SolveMethod::Nmcs,
         Err(_) => {
             return Err(EngineError::InvalidParameter {

@@ -36,11 +36,12 @@ pub use replay::{
     MAX_REPLAY_TAPS, RefusedTap, Replay, ReplayedMove, TapRefusal, board_digest, replay,
 };
 pub use solve::{
-    BeamWidth, ClearProof, ClearSolution, Clearability, DEFAULT_BEAM_WIDTH, DEFAULT_SCREEN_WIDTH,
-    DEFAULT_SOLVE_LEVEL, DEFAULT_SOLVE_NODES, MAX_BEAM_WIDTH, MAX_CLEAR_TABLE_BYTES,
-    MAX_SCREEN_WIDTH, MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES, MAX_SOLVE_THREADS,
-    NodeBudget, ScreenWidth, Solution, SolveControl, SolveLevel, SolveMethod, SolveOptions,
-    SolveSchedule, SolveStop, SolveThreads, SolvedMove, parse_time_limit, solve, solve_clear,
+    BeamOptions, BeamWidth, ClearProof, ClearSolution, Clearability, DEFAULT_BEAM_WIDTH,
+    DEFAULT_REFINE_FACTOR, DEFAULT_SCREEN_WIDTH, DEFAULT_SOLVE_LEVEL, DEFAULT_SOLVE_NODES,
+    MAX_BEAM_WIDTH, MAX_CLEAR_TABLE_BYTES, MAX_REFINE_FACTOR, MAX_SCREEN_WIDTH, MAX_SOLVE_LEVEL,
+    MAX_SOLVE_MILLIS, MAX_SOLVE_NODES, MAX_SOLVE_THREADS, NodeBudget, RefineFactor, ScreenWidth,
+    Solution, SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule, SolveStop,
+    SolveThreads, SolvedMove, parse_time_limit, solve, solve_clear,
 };
 
 use super::board::{Board, Position};

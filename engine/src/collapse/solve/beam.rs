@@ -65,7 +65,9 @@
 //! [`SolveSchedule::Restarts`](super::SolveSchedule::Restarts): [`TABU_FIRST_BEAMS`] beams of
 //! width `w`, the first with the tuned weights, the others each with weights scaled by
 //! factors drawn from the seed's stream, the passes then with the weights of the beam that
-//! found the best game), then passes with `r = 8, 16, 32, ...`:
+//! found the best game), then passes with `r` the powers of the refinement factor `f` from
+//! the first that is at least 8 (`r = 8, 16, 32, ...` at `f = 2`, `16, 64, 256, ...` at 4; see
+//! [`RefineFactor`](super::RefineFactor)):
 //! [`SolveSchedule::Single`](super::SolveSchedule::Single) up to `w / 8`,
 //! [`SolveSchedule::Restarts`](super::SolveSchedule::Restarts) until a limit or the width cap.
 //! Thread `i` of `n` scales every width by `(n + i) / n`. The widths are capped at
@@ -80,6 +82,7 @@
 //! one playout. With a node budget the answer is the same on every run.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::time::Duration;
 
@@ -88,7 +91,7 @@ use crate::position::Position;
 use crate::scoring::ScoringRule;
 
 use super::evaluation::{BeamGame, Evaluation, Weights};
-use super::options::{MAX_BEAM_WIDTH, SolveControl, SolveOptions, SolveSchedule};
+use super::options::{BeamOptions, MAX_BEAM_WIDTH, SolveControl, SolveOptions, SolveSchedule};
 use super::{Effort, SolveStop};
 
 /// Memory the states of one layer may take, in bytes; caps the width on large boards.
@@ -159,9 +162,6 @@ struct Search<'c> {
     rng: crate::SeededRng,
 }
 
-/// The first refinement width (states kept per layer of the beams after each tap).
-const FIRST_REFINE_WIDTH: usize = 8;
-
 /// First beams run with [`SolveSchedule::Restarts`] under the tabu-colour evaluation: the
 /// first with [`Weights::TABU_COLOUR`], the others with perturbed ones
 /// ([`Weights::perturbed`]). A single beam's answer swings by a tenth between neighbouring
@@ -172,15 +172,16 @@ const FIRST_REFINE_WIDTH: usize = 8;
 const TABU_FIRST_BEAMS: usize = 8;
 
 /// Runs the schedule of the module docs on `root` as thread `thread` of `options.threads`,
-/// with the requested `width`, the evaluation's `weights`, and children merged by
+/// with the requested `beam` shape, the evaluation's `weights`, and children merged by
 /// [`BeamGame::lane_fingerprint`] when `lane_hash` (else by [`BeamGame::fingerprint`]).
 pub(super) fn run<G: BeamGame>(
     root: G,
     options: &SolveOptions,
     control: &SolveControl,
-    (width, weights, lane_hash): (usize, Weights, bool),
+    (beam, weights, lane_hash): (BeamOptions, Weights, bool),
     thread: usize,
 ) -> (Vec<Position>, Effort) {
+    let (width, factor) = (beam.width.get(), beam.refine_factor);
     let threads = options.threads.get();
     let mut search = Search {
         rule: options.rule,
@@ -232,13 +233,13 @@ pub(super) fn run<G: BeamGame>(
             SolveSchedule::Single => spread(width / 8),
             SolveSchedule::Restarts => cap,
         };
-        let mut refine = FIRST_REFINE_WIDTH;
+        let mut refine = factor.first_width();
         while spread(refine) <= last && search.refine(&root, spread(refine)) {
             runs_completed += 1;
             if spread(refine) >= cap {
                 break;
             }
-            refine *= 2;
+            refine *= factor.get();
         }
     }
     let effort = Effort {
@@ -409,35 +410,38 @@ impl Search<'_> {
                     } else {
                         game.fingerprint()
                     };
-                    if let Some(&seen) = merged.get(&hash) {
-                        // A board this layer holds already (or one whose hash it shares): a
-                        // finished game is recorded as such, else the child replaces the kept
-                        // one when it scored more. Only then is it estimated.
-                        if !game.has_group(min_group) {
-                            let total = score + rule.end_bonus(game.tiles_left());
-                            self.finished(total, state.link, Some(at));
+                    let vacant = match merged.entry(hash) {
+                        Entry::Vacant(vacant) => vacant,
+                        Entry::Occupied(seen) => {
+                            // A board this layer holds already (or one whose hash it shares): a
+                            // finished game is recorded as such, else the child replaces the
+                            // kept one when it scored more. Only then is it estimated.
+                            if !game.has_group(min_group) {
+                                let total = score + rule.end_bonus(game.tiles_left());
+                                self.finished(total, state.link, Some(at));
+                                continue;
+                            }
+                            let kept = &mut children[*seen.get() as usize];
+                            if score > kept.score {
+                                let estimate = game
+                                    .open_estimate(&self.evaluation, min_group)
+                                    .expect("a board with a legal group");
+                                *kept = Child {
+                                    eval: score + estimate,
+                                    score,
+                                    parent,
+                                    at,
+                                };
+                            }
                             continue;
                         }
-                        let kept = &mut children[seen as usize];
-                        if score > kept.score {
-                            let estimate = game
-                                .open_estimate(&self.evaluation, min_group)
-                                .expect("a board with a legal group");
-                            *kept = Child {
-                                eval: score + estimate,
-                                score,
-                                parent,
-                                at,
-                            };
-                        }
-                        continue;
-                    }
+                    };
                     let Some(estimate) = game.open_estimate(&self.evaluation, min_group) else {
                         let total = score + rule.end_bonus(game.tiles_left());
                         self.finished(total, state.link, Some(at));
                         continue;
                     };
-                    merged.insert(hash, children.len() as u32);
+                    vacant.insert(children.len() as u32);
                     children.push(Child {
                         eval: score + estimate,
                         score,
@@ -446,6 +450,7 @@ impl Search<'_> {
                     });
                 }
             }
+
             // The cut: highest evaluation first, the earliest generated on a tie.
             let order = |a: &(usize, &Child), b: &(usize, &Child)| {
                 b.1.eval.cmp(&a.1.eval).then(a.0.cmp(&b.0))

@@ -67,10 +67,11 @@ mod search;
 pub use clear::{ClearProof, ClearSolution, Clearability, MAX_CLEAR_TABLE_BYTES, solve_clear};
 
 pub use options::{
-    BeamWidth, DEFAULT_BEAM_WIDTH, DEFAULT_SCREEN_WIDTH, DEFAULT_SOLVE_LEVEL, DEFAULT_SOLVE_NODES,
-    MAX_BEAM_WIDTH, MAX_SCREEN_WIDTH, MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES,
-    MAX_SOLVE_THREADS, NodeBudget, ScreenWidth, SolveControl, SolveLevel, SolveMethod,
-    SolveOptions, SolveSchedule, SolveThreads, parse_time_limit,
+    BeamOptions, BeamWidth, DEFAULT_BEAM_WIDTH, DEFAULT_REFINE_FACTOR, DEFAULT_SCREEN_WIDTH,
+    DEFAULT_SOLVE_LEVEL, DEFAULT_SOLVE_NODES, MAX_BEAM_WIDTH, MAX_REFINE_FACTOR, MAX_SCREEN_WIDTH,
+    MAX_SOLVE_LEVEL, MAX_SOLVE_MILLIS, MAX_SOLVE_NODES, MAX_SOLVE_THREADS, NodeBudget,
+    RefineFactor, ScreenWidth, SolveControl, SolveLevel, SolveMethod, SolveOptions, SolveSchedule,
+    SolveThreads, parse_time_limit,
 };
 
 use std::time::{Duration, Instant};
@@ -229,19 +230,13 @@ fn run_one<G: BeamGame>(
     thread: usize,
 ) -> (Vec<Position>, Effort) {
     match options.method {
-        SolveMethod::Beam(width) => {
+        SolveMethod::Beam(beam) => {
             let weights = Weights::for_rule(options.rule);
-            beam::run(
-                root,
-                options,
-                control,
-                (width.get(), weights, false),
-                thread,
-            )
+            beam::run(root, options, control, (beam, weights, false), thread)
         }
-        SolveMethod::TabuBeam(width) => {
+        SolveMethod::TabuBeam(beam) => {
             let weights = Weights::TABU_COLOUR;
-            beam::run(root, options, control, (width.get(), weights, true), thread)
+            beam::run(root, options, control, (beam, weights, true), thread)
         }
         SolveMethod::Nmcs | SolveMethod::Screened(_) => {
             search::run(root, options, control, None, thread as u64)

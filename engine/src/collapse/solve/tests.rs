@@ -303,7 +303,7 @@ fn threads_share_the_budget_and_repeat_themselves() {
 
 fn beam(width: u32, schedule: SolveSchedule, options: SolveOptions) -> SolveOptions {
     SolveOptions {
-        method: SolveMethod::Beam(BeamWidth::parse(width).unwrap()),
+        method: SolveMethod::Beam(BeamOptions::doubling(BeamWidth::parse(width).unwrap())),
         schedule,
         ..options
     }
@@ -487,4 +487,25 @@ fn beam_threads_split_the_budget_and_repeat_themselves() {
         options(ScoringRule::PopStar, 2, 400_000),
     );
     two_threads_against_one_on_half(&board, one);
+}
+
+#[test]
+fn the_refinement_passes_widen_by_the_refine_factor() {
+    // One beam of 512 and, with SINGLE, passes up to 512 / 8 = 64 wide: 8, 16, 32, 64 at
+    // factor 2 (five runs), 9, 27 at 3, 16, 64 at 4 and 8, 64 at 8 (three runs each). Each
+    // answer replays to its score.
+    let board = settled("ABCAB/BCABC/CAACB/ABBCA/BCCAB/CABBC");
+    for (factor, runs) in [(2, 5), (3, 3), (4, 3), (8, 3)] {
+        let searched = SolveOptions {
+            method: SolveMethod::Beam(BeamOptions {
+                width: BeamWidth::parse(512).unwrap(),
+                refine_factor: RefineFactor::parse(factor).unwrap(),
+            }),
+            ..options(ScoringRule::SameGame, 2, 10_000_000)
+        };
+        let solution = solve(&board, &searched, &SolveControl::default());
+        check_replays(&board, &searched, &solution);
+        assert_eq!(solution.stop, SolveStop::Completed, "factor {factor}");
+        assert_eq!(solution.runs_completed, runs, "factor {factor}");
+    }
 }
