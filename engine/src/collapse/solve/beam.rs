@@ -137,7 +137,8 @@ struct Child {
     score: i64,
     /// Index of its parent in the layer.
     parent: u32,
-    at: Position,
+    /// Index of the group its parent taps in the layer's list of groups.
+    group: u32,
 }
 
 /// The taps of the starting board: none.
@@ -372,7 +373,8 @@ impl Search<'_> {
 
     fn beam_from<G: BeamGame>(&mut self, layer: &mut Vec<State<G>>, width: usize) -> bool {
         let (rule, min_group) = (self.rule, self.min_group);
-        let mut moves = Vec::new();
+        // The legal groups of every state of the layer, state after state.
+        let mut groups = Vec::new();
         let mut children: Vec<Child> = Vec::new();
         let mut merged: HashMap<u64, u32, BuildHasherDefault<PassThrough>> = HashMap::default();
         // The child being built: a copy of its parent, tapped.
@@ -380,6 +382,7 @@ impl Search<'_> {
         while !layer.is_empty() {
             children.clear();
             merged.clear();
+            groups.clear();
             for (index, state) in layer.iter().enumerate() {
                 if self.limit_reached() {
                     // The layer is ranked: its first state is the best.
@@ -389,16 +392,15 @@ impl Search<'_> {
                 if children.len() >= MAX_LAYER_CHILDREN {
                     break;
                 }
-                moves.clear();
-                state.game.groups_into(min_group, &mut moves);
-                if moves.is_empty() {
+                let first_group = groups.len();
+                state.game.groups_into(min_group, &mut groups);
+                if groups.len() == first_group {
                     // Only the starting board can be finished here.
                     let total = state.score + rule.end_bonus(state.game.tiles_left());
                     self.finished(total, state.link, None);
                     continue;
                 }
-                for &group in &moves {
-                    let at = state.game.representative(group);
+                for (group_index, &group) in groups.iter().enumerate().skip(first_group) {
                     let game = scratch.get_or_insert_with(|| state.game.clone());
                     game.clone_from(&state.game);
                     let size = game.tap_group(group, min_group);
@@ -418,6 +420,7 @@ impl Search<'_> {
                             // kept one when it scored more. Only then is it estimated.
                             if !game.has_group(min_group) {
                                 let total = score + rule.end_bonus(game.tiles_left());
+                                let at = state.game.representative(group);
                                 self.finished(total, state.link, Some(at));
                                 continue;
                             }
@@ -430,7 +433,7 @@ impl Search<'_> {
                                     eval: score + estimate,
                                     score,
                                     parent,
-                                    at,
+                                    group: group_index as u32,
                                 };
                             }
                             continue;
@@ -438,6 +441,7 @@ impl Search<'_> {
                     };
                     let Some(estimate) = game.open_estimate(&self.evaluation, min_group) else {
                         let total = score + rule.end_bonus(game.tiles_left());
+                        let at = state.game.representative(group);
                         self.finished(total, state.link, Some(at));
                         continue;
                     };
@@ -446,7 +450,7 @@ impl Search<'_> {
                         eval: score + estimate,
                         score,
                         parent,
-                        at,
+                        group: group_index as u32,
                     });
                 }
             }
@@ -465,10 +469,12 @@ impl Search<'_> {
                 .iter()
                 .map(|&(_, child)| {
                     let parent = &layer[child.parent as usize];
+                    let group = groups[child.group as usize];
+                    let at = parent.game.representative(group);
                     let mut game = parent.game.clone();
-                    game.play(child.at, min_group);
+                    game.tap_group(group, min_group);
                     self.nodes += 1;
-                    self.links.push((parent.link, child.at));
+                    self.links.push((parent.link, at));
                     State {
                         game,
                         score: child.score,
