@@ -82,8 +82,8 @@ struct Args {
     /// With --beam: the tabu-colour estimate (SolveMethod::TabuBeam).
     #[arg(long, requires = "beam")]
     tabu: bool,
-    /// With --beam: the refinement passes' widths are the powers of this factor from 8 on
-    /// (RefineFactor); 0 means 2 (8, 16, 32, ...).
+    /// With --beam: the refinement passes widen by this factor from 8 on up to an eighth of the
+    /// first width, then double (RefineFactor); 0 means 2 (8, 16, 32, ...).
     #[arg(long, default_value_t = 0, requires = "beam")]
     refine_factor: u32,
     /// Threads of each search (root-parallel, each with its share of the node budget).

@@ -66,7 +66,8 @@
 //! width `w`, the first with the tuned weights, the others each with weights scaled by
 //! factors drawn from the seed's stream, the passes then with the weights of the beam that
 //! found the best game), then passes with `r` the powers of the refinement factor `f` from
-//! the first that is at least 8 (`r = 8, 16, 32, ...` at `f = 2`, `16, 64, 256, ...` at 4; see
+//! the first that is at least 8 to the first that is at least `w / 8`, then doubling (`r = 8,
+//! 16, 32, ...` at `f = 2`; `16, 64, 256, 512, ...` at 4 with `w = 2000`; see
 //! [`RefineFactor`](super::RefineFactor)):
 //! [`SolveSchedule::Single`](super::SolveSchedule::Single) up to `w / 8`,
 //! [`SolveSchedule::Restarts`](super::SolveSchedule::Restarts) until a limit or the width cap.
@@ -241,7 +242,9 @@ pub(super) fn run<G: BeamGame>(
             if spread(refine) >= cap {
                 break;
             }
-            refine *= factor.get();
+            // By the factor up to an eighth of the first width (as far as SINGLE goes), then
+            // by doubling, so that the last pass, which the budget cuts, wastes less of it.
+            refine *= if refine >= width / 8 { 2 } else { factor.get() };
         }
     }
     let effort = Effort {

@@ -164,11 +164,15 @@ pub const MAX_REFINE_FACTOR: u32 = 16;
 
 /// How fast the refinement passes of [`SolveMethod::Beam`] and [`SolveMethod::TabuBeam`]
 /// widen, `2..=`[`MAX_REFINE_FACTOR`]: the passes' widths are the powers of the factor from
-/// the first that is at least 8 (8, 16, 32, ... at 2; 9, 27, 81, ... at 3; 16, 64, 256, ... at
-/// 4). The last complete pass finds most of a search's answer and each pass costs about as
-/// many nodes as its width, so a larger factor reaches a wide pass sooner on a fixed budget
-/// at the price of fewer narrow passes: on the 20 standard SameGame positions at 3.7*10^8
-/// nodes, 4 scores 1.2% more than 2 (docs/solver.md, "A SameGame beam").
+/// the first that is at least 8 up to the first that is at least an eighth of the first
+/// beam's width (where [`SolveSchedule::Single`] stops), then they double (with
+/// [`SolveSchedule::Restarts`]): 8, 16, 32, ... at 2; 16, 64, 256, 512, 1024, ... at 4 with a
+/// first width of 2000. Each pass costs about as many nodes as its width and the last complete
+/// pass finds most of a search's answer, so a larger factor reaches a wide pass sooner on a
+/// fixed budget, at the price of fewer narrow passes; past an eighth of the first width the
+/// passes double so that the last one, which the budget cuts, wastes less of it. On the 20
+/// standard SameGame positions at 3.7*10^8 nodes, [`SolveMethod::TabuBeam`] scores 1.4% more
+/// with 4 than with 2 (docs/solver.md, "A SameGame beam").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RefineFactor(u8);
 

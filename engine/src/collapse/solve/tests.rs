@@ -508,4 +508,21 @@ fn the_refinement_passes_widen_by_the_refine_factor() {
         assert_eq!(solution.stop, SolveStop::Completed, "factor {factor}");
         assert_eq!(solution.runs_completed, runs, "factor {factor}");
     }
+    // With RESTARTS the passes go on to the width cap (62,601 states of this board), doubling
+    // from the first at least 512 / 8: 16, 64, 128, 256, ..., 32768 and the capped 65536, so
+    // 12 passes and the beam (by 4 all along it would be 7 passes).
+    let searched = SolveOptions {
+        method: SolveMethod::Beam(BeamOptions {
+            width: BeamWidth::parse(512).unwrap(),
+            refine_factor: RefineFactor::parse(4).unwrap(),
+        }),
+        schedule: SolveSchedule::Restarts,
+        ..options(ScoringRule::SameGame, 2, 100_000_000)
+    };
+    let solution = solve(&board, &searched, &SolveControl::default());
+    check_replays(&board, &searched, &solution);
+    assert_eq!(
+        (solution.stop, solution.runs_completed),
+        (SolveStop::Completed, 13)
+    );
 }
