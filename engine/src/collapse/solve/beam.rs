@@ -139,8 +139,7 @@ struct Child {
     score: i64,
     /// Index of its parent in the layer.
     parent: u32,
-    /// Index of the group its parent taps in the layer's list of groups.
-    group: u32,
+    at: Position,
 }
 
 /// The taps of the starting board: none.
@@ -377,8 +376,7 @@ impl Search<'_> {
 
     fn beam_from<G: BeamGame>(&mut self, layer: &mut Vec<State<G>>, width: usize) -> bool {
         let (rule, min_group) = (self.rule, self.min_group);
-        // The legal groups of every state of the layer, state after state.
-        let mut groups = Vec::new();
+        let mut moves = Vec::new();
         let mut children: Vec<Child> = Vec::new();
         let mut merged: HashMap<u64, u32, BuildHasherDefault<PassThrough>> = HashMap::default();
         // The child being built: a copy of its parent, tapped.
@@ -386,7 +384,6 @@ impl Search<'_> {
         while !layer.is_empty() {
             children.clear();
             merged.clear();
-            groups.clear();
             for (index, state) in layer.iter().enumerate() {
                 if self.limit_reached() {
                     // The layer is ranked: its first state is the best.
@@ -396,15 +393,16 @@ impl Search<'_> {
                 if children.len() >= MAX_LAYER_CHILDREN {
                     break;
                 }
-                let first_group = groups.len();
-                state.game.groups_into(min_group, &mut groups);
-                if groups.len() == first_group {
+                moves.clear();
+                state.game.groups_into(min_group, &mut moves);
+                if moves.is_empty() {
                     // Only the starting board can be finished here.
                     let total = state.score + rule.end_bonus(state.game.tiles_left());
                     self.finished(total, state.link, None);
                     continue;
                 }
-                for (group_index, &group) in groups.iter().enumerate().skip(first_group) {
+                for &group in &moves {
+                    let at = state.game.representative(group);
                     let game = scratch.get_or_insert_with(|| state.game.clone());
                     game.clone_from(&state.game);
                     let size = game.tap_group(group, min_group);
@@ -424,7 +422,6 @@ impl Search<'_> {
                             // kept one when it scored more. Only then is it estimated.
                             if !game.has_group(min_group) {
                                 let total = score + rule.end_bonus(game.tiles_left());
-                                let at = state.game.representative(group);
                                 self.finished(total, state.link, Some(at));
                                 continue;
                             }
@@ -437,7 +434,7 @@ impl Search<'_> {
                                     eval: score + estimate,
                                     score,
                                     parent,
-                                    group: group_index as u32,
+                                    at,
                                 };
                             }
                             continue;
@@ -445,7 +442,6 @@ impl Search<'_> {
                     };
                     let Some(estimate) = game.open_estimate(&self.evaluation, min_group) else {
                         let total = score + rule.end_bonus(game.tiles_left());
-                        let at = state.game.representative(group);
                         self.finished(total, state.link, Some(at));
                         continue;
                     };
@@ -454,7 +450,7 @@ impl Search<'_> {
                         eval: score + estimate,
                         score,
                         parent,
-                        group: group_index as u32,
+                        at,
                     });
                 }
             }
@@ -473,12 +469,10 @@ impl Search<'_> {
                 .iter()
                 .map(|&(_, child)| {
                     let parent = &layer[child.parent as usize];
-                    let group = groups[child.group as usize];
-                    let at = parent.game.representative(group);
                     let mut game = parent.game.clone();
-                    game.tap_group(group, min_group);
+                    game.play(child.at, min_group);
                     self.nodes += 1;
-                    self.links.push((parent.link, at));
+                    self.links.push((parent.link, child.at));
                     State {
                         game,
                         score: child.score,
