@@ -98,9 +98,8 @@ use super::{Effort, SolveStop};
 /// Memory the states of one layer may take, in bytes; caps the width on large boards.
 const LAYER_BYTES: usize = 32 << 20;
 
-/// Most children of one layer kept for the merge and the cut (24 bytes each and the group each
-/// names, 32 bytes on boards of at most 16x16, plus the merge table and the ranking): bounds a
-/// layer's memory whatever the boards' group counts.
+/// Most children of one layer kept for the merge and the cut (40 bytes each, plus the merge
+/// table): bounds a layer's memory whatever the boards' group counts.
 const MAX_LAYER_CHILDREN: usize = 1 << 20;
 
 /// A hasher for keys that are already hashes.
