@@ -9,7 +9,7 @@
 //!
 //! ```sh
 //! cargo bench --bench solve                                  # defaults: level 2, 10^7 nodes, seed 1
-//! cargo bench --bench solve -- --beam 2000 --tabu --restarts --nodes 370000000  # tabu-colour beam
+//! cargo bench --bench solve -- --beam 2000 --tabu --restarts --refine-factor 4 --nodes 370000000  # tabu-colour beam
 //! cargo bench --bench solve -- --level 3 --nodes 300000000   # budget per position
 //! cargo bench --bench solve -- --positions 1,2 --seconds 60  # a wall-clock cap instead
 //! cargo bench --bench solve -- --restarts --nodes 250000000  # level-2 runs until the budget

@@ -171,8 +171,9 @@ pub struct CollapseSolve {
     beam_width: u32,
     /// With --beam: the refinement passes widen by this factor, 2..=16, from 8 on up to an
     /// eighth of the first width, then double (8, 16, 32, ... at 2; 16, 64, 256, 512, ... at 4
-    /// with the default width); 0 means 2. With --tabu and --restarts, 4 scores higher on 15x15
-    /// SameGame boards at about a minute a board.
+    /// with the default width; above 2 the last pass is narrowed to fit --max-nodes); 0 means
+    /// 2. With --tabu and --restarts, 4 scores higher on 15x15 SameGame boards at about a
+    /// minute a board.
     #[arg(long, default_value_t = 0, requires = "beam")]
     refine_factor: u32,
     /// What to search for.

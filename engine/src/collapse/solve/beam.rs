@@ -67,7 +67,8 @@
 //! factors drawn from the seed's stream, the passes then with the weights of the beam that
 //! found the best game), then passes with `r` the powers of the refinement factor `f` from
 //! the first that is at least 8 to the first that is at least `w / 8`, then doubling (`r = 8,
-//! 16, 32, ...` at `f = 2`; `16, 64, 256, 512, ...` at 4 with `w = 2000`; see
+//! 16, 32, ...` at `f = 2`; `16, 64, 256, 512, ...` at 4 with `w = 2000`; above 2 a pass
+//! that would not fit in the node budget left is narrowed to one that would, see
 //! [`RefineFactor`](super::RefineFactor)):
 //! [`SolveSchedule::Single`](super::SolveSchedule::Single) up to `w / 8`,
 //! [`SolveSchedule::Restarts`](super::SolveSchedule::Restarts) until a limit or the width cap.
@@ -92,7 +93,9 @@ use crate::position::Position;
 use crate::scoring::ScoringRule;
 
 use super::evaluation::{BeamGame, Evaluation, Weights};
-use super::options::{BeamOptions, MAX_BEAM_WIDTH, SolveControl, SolveOptions, SolveSchedule};
+use super::options::{
+    BeamOptions, MAX_BEAM_WIDTH, RefineFactor, SolveControl, SolveOptions, SolveSchedule,
+};
 use super::{Effort, SolveStop};
 
 /// Memory the states of one layer may take, in bytes; caps the width on large boards.
@@ -235,7 +238,20 @@ pub(super) fn run<G: BeamGame>(
             SolveSchedule::Restarts => cap,
         };
         let mut refine = factor.first_width();
-        while spread(refine) <= last && search.refine(&root, spread(refine)) {
+        // The last complete pass: (its nodes, its width before the thread's spread).
+        let mut last_pass: Option<(u64, usize)> = None;
+        loop {
+            if factor != RefineFactor::DOUBLING
+                && let Some((nodes, last_width)) = last_pass
+            {
+                let left = search.max_nodes.saturating_sub(search.nodes);
+                refine = fitted_width(refine, (nodes, last_width), left);
+            }
+            let before = search.nodes;
+            if spread(refine) > last || !search.refine(&root, spread(refine)) {
+                break;
+            }
+            last_pass = Some((search.nodes - before, refine));
             runs_completed += 1;
             if spread(refine) >= cap {
                 break;
@@ -257,6 +273,21 @@ pub(super) fn run<G: BeamGame>(
         search.best.map(|(_, line)| line).unwrap_or_default(),
         effort,
     )
+}
+
+/// The width of the next refinement pass, planned as `width`, after a complete pass of
+/// `last_width` states that took `last_nodes` nodes, with `left` nodes of the budget left: when
+/// the planned pass would not fit (its cost estimated in proportion to its width), the width
+/// whose pass would take 95% of what is left, if that is wider than the last pass; else `width`
+/// (a pass the budget then stops part way along the line).
+fn fitted_width(width: usize, (last_nodes, last_width): (u64, usize), left: u64) -> usize {
+    let per_state = last_nodes as f64 / last_width as f64;
+    let left = left as f64;
+    if per_state * width as f64 <= left {
+        return width;
+    }
+    let fitted = (left * 95.0 / 100.0 / per_state) as usize;
+    if fitted > last_width { fitted } else { width }
 }
 
 impl Search<'_> {
@@ -482,5 +513,19 @@ impl Search<'_> {
             *layer = next;
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fitted_width;
+
+    #[test]
+    fn the_next_pass_is_narrowed_to_the_budget_left_when_still_wider_than_the_last() {
+        // The last pass: 256 states, 1000 nodes, so about 3.9 nodes a state.
+        assert_eq!(fitted_width(512, (1000, 256), 2000), 512, "fits");
+        assert_eq!(fitted_width(512, (1000, 256), 1500), 364, "95% of 1500 nodes");
+        assert_eq!(fitted_width(512, (1000, 256), 900), 512, "no wider than 256: cut");
+        assert_eq!(fitted_width(512, (1000, 256), 0), 512, "nothing left");
     }
 }

@@ -170,9 +170,13 @@ pub const MAX_REFINE_FACTOR: u32 = 16;
 /// first width of 2000. Each pass costs about as many nodes as its width and the last complete
 /// pass finds most of a search's answer, so a larger factor reaches a wide pass sooner on a
 /// fixed budget, at the price of fewer narrow passes; past an eighth of the first width the
-/// passes double so that the last one, which the budget cuts, wastes less of it. On the 20
-/// standard SameGame positions at 3.7*10^8 nodes, [`SolveMethod::TabuBeam`] scores 1.4% more
-/// with 4 than with 2 (docs/solver.md, "A SameGame beam").
+/// passes double so that the last one, which the budget cuts, wastes less of it. Above 2 the
+/// last pass is also sized to the node budget: a pass that would not fit in what is left (its
+/// cost estimated from the last complete pass's, in proportion to the width) is narrowed to the
+/// width that would take 95% of it, when that is still wider than the last complete pass. 2
+/// is the schedule of before this parameter existed, byte for byte. On the 20 standard
+/// SameGame positions at 3.7*10^8 nodes, [`SolveMethod::TabuBeam`] scores 1.5% more with 4
+/// than with 2 (docs/solver.md, "A SameGame beam").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RefineFactor(u8);
 
