@@ -524,8 +524,16 @@ mod tests {
     fn the_next_pass_is_narrowed_to_the_budget_left_when_still_wider_than_the_last() {
         // The last pass: 256 states, 1000 nodes, so about 3.9 nodes a state.
         assert_eq!(fitted_width(512, (1000, 256), 2000), 512, "fits");
-        assert_eq!(fitted_width(512, (1000, 256), 1500), 364, "95% of 1500 nodes");
-        assert_eq!(fitted_width(512, (1000, 256), 900), 512, "no wider than 256: cut");
+        assert_eq!(
+            fitted_width(512, (1000, 256), 1500),
+            364,
+            "95% of 1500 nodes"
+        );
+        assert_eq!(
+            fitted_width(512, (1000, 256), 900),
+            512,
+            "no wider than 256: cut"
+        );
         assert_eq!(fitted_width(512, (1000, 256), 0), 512, "nothing left");
     }
 }

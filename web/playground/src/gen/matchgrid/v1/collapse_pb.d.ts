@@ -618,9 +618,12 @@ export declare type CollapseSolveRequest = Message<"matchgrid.v1.CollapseSolveRe
    * is INVALID_ARGUMENT naming `refine_factor` whatever the method. Each pass costs about as
    * many nodes as its width and the last complete pass finds most of the answer, so a larger
    * factor reaches a wide pass sooner on a fixed budget, at the price of fewer narrow passes
-   * before it. TABU_BEAM with factor 4 and RESTARTS scores 1.4% more than with 2 on the 20
-   * standard SameGame positions at 3.7*10^8 nodes (docs/solver.md, "A SameGame beam"). Unused
-   * with NMCS and SCREENED.
+   * before it. Above 2 the last pass is also sized to `max_nodes`: a pass that would not fit in
+   * what is left of the budget (its cost estimated from the last complete pass's, in
+   * proportion to the width) is narrowed to the width that would take 95% of it, when that is
+   * still wider than the last complete pass. TABU_BEAM with factor 4 and RESTARTS scores 1.5%
+   * more than with 2 on the 20 standard SameGame positions at 3.7*10^8 nodes (docs/solver.md,
+   * "A SameGame beam"). Unused with NMCS and SCREENED.
    *
    * @generated from field: uint32 refine_factor = 14;
    */
