@@ -587,10 +587,9 @@ async fn golden_collapse_solve_beam() {
 }
 
 /// SameGame under the two beam methods, restarts, first width 64, 40,000 nodes, on the
-/// generated 10x10 board, and TABU_BEAM with refinement factor 4 on 400,000 nodes (a budget
-/// that reaches its passes): the same bytes from two server processes (`elapsed_micros`
-/// zeroed), pinned by their SHA-256, each line replayed by the independent reference to the
-/// claimed score. BEAM answers as it did before TABU_BEAM existed (its SameGame weights are not
+/// generated 10x10 board, and TABU_BEAM with refinement factor 4 on 400,000 nodes: the same
+/// bytes from two server processes (`elapsed_micros` zeroed), pinned by their SHA-256, each
+/// line replayed by the independent reference to the claimed score. BEAM answers as it did before TABU_BEAM existed (its SameGame weights are not
 /// the tabu-colour ones); TABU_BEAM is pinned from its first version, and with factor 4 from
 /// the first version of `refine_factor`.
 #[tokio::test]

@@ -66,7 +66,7 @@
 //! width `w`, the first with the tuned weights, the others each with weights scaled by
 //! factors drawn from the seed's stream, the passes then with the weights of the beam that
 //! found the best game), then passes with `r` the powers of the refinement factor `f` from
-//! the first that is at least 8 to the first that is at least `w / 8`, then doubling (`r = 8,
+//! the first that is at least 8 until one is at least `w / 8`, then doubling (`r = 8,
 //! 16, 32, ...` at `f = 2`; `16, 64, 256, 512, ...` at 4 with `w = 2000`; above 2 a pass
 //! that would not fit in the node budget left is narrowed to one that would, see
 //! [`RefineFactor`](super::RefineFactor)):
@@ -240,7 +240,8 @@ pub(super) fn run<G: BeamGame>(
         let mut refine = factor.first_width();
         // The last complete pass: (its nodes, its width before the thread's spread).
         let mut last_pass: Option<(u64, usize)> = None;
-        loop {
+        while spread(refine) <= last {
+            // Narrowed only, so still within `last`.
             if factor != RefineFactor::DOUBLING
                 && let Some((nodes, last_width)) = last_pass
             {
@@ -248,7 +249,7 @@ pub(super) fn run<G: BeamGame>(
                 refine = fitted_width(refine, (nodes, last_width), left);
             }
             let before = search.nodes;
-            if spread(refine) > last || !search.refine(&root, spread(refine)) {
+            if !search.refine(&root, spread(refine)) {
                 break;
             }
             last_pass = Some((search.nodes - before, refine));
@@ -256,8 +257,9 @@ pub(super) fn run<G: BeamGame>(
             if spread(refine) >= cap {
                 break;
             }
-            // By the factor up to an eighth of the first width (as far as SINGLE goes), then
-            // by doubling, so that the last pass, which the budget cuts, wastes less of it.
+            // By the factor until a pass is at least an eighth of the first width (SINGLE stops
+            // at the last no wider than that), then by doubling, so that the last pass, which
+            // the budget cuts, wastes less of it.
             refine *= if refine >= width / 8 { 2 } else { factor.get() };
         }
     }

@@ -164,10 +164,10 @@ pub const MAX_REFINE_FACTOR: u32 = 16;
 
 /// How fast the refinement passes of [`SolveMethod::Beam`] and [`SolveMethod::TabuBeam`]
 /// widen, `2..=`[`MAX_REFINE_FACTOR`]: the passes' widths are the powers of the factor from
-/// the first that is at least 8 up to the first that is at least an eighth of the first
-/// beam's width (where [`SolveSchedule::Single`] stops), then they double (with
-/// [`SolveSchedule::Restarts`]): 8, 16, 32, ... at 2; 16, 64, 256, 512, 1024, ... at 4 with a
-/// first width of 2000. Each pass costs about as many nodes as its width and the last complete
+/// the first that is at least 8 until one is at least an eighth of the first beam's width,
+/// then they double: 8, 16, 32, ... at 2; 16, 64, 256, 512, 1024, ... at 4 with a first width
+/// of 2000 ([`SolveSchedule::Single`] runs the passes no wider than an eighth of the first
+/// width, 16 and 64 there; [`SolveSchedule::Restarts`] goes on until a limit). Each pass costs about as many nodes as its width and the last complete
 /// pass finds most of a search's answer, so a larger factor reaches a wide pass sooner on a
 /// fixed budget, at the price of fewer narrow passes; past an eighth of the first width the
 /// passes double so that the last one, which the budget cuts, wastes less of it. Above 2 the

@@ -611,10 +611,10 @@ export declare type CollapseSolveRequest = Message<"matchgrid.v1.CollapseSolveRe
 
   /**
    * With BEAM and TABU_BEAM: how fast the refinement passes widen. Their widths are the
-   * powers of this factor from the first that is at least 8 up to the first that is at least
-   * an eighth of `beam_width` (where SINGLE stops); past it (RESTARTS) they double: 8, 16, 32,
-   * ... at 2; 16, 64, 256, 512, 1024, ... at 4 with `beam_width` 2000 (then capped as
-   * `beam_width` says). Unset or 0 means 2, as before this field existed; 2..=16, anything else
+   * powers of this factor from the first that is at least 8 until one is at least an eighth of
+   * `beam_width`, then they double: 8, 16, 32, ... at 2; 16, 64, 256, 512, 1024, ... at 4 with
+   * `beam_width` 2000 (SINGLE runs the passes no wider than an eighth of `beam_width`, 16 and 64
+   * there; RESTARTS goes on, capped as `beam_width` says). Unset or 0 means 2, as before this field existed; 2..=16, anything else
    * is INVALID_ARGUMENT naming `refine_factor` whatever the method. Each pass costs about as
    * many nodes as its width and the last complete pass finds most of the answer, so a larger
    * factor reaches a wide pass sooner on a fixed budget, at the price of fewer narrow passes
