@@ -477,9 +477,7 @@ fn collapse_solve_screened_sends_the_method_and_width() {
             extra,
         ]
         .concat();
-        let out = ok(&args);
-        let (score, taps) = score_and_taps(&out);
-        (score, taps)
+        score_and_taps(&ok(&args))
     };
     let screened = solve(&["--screened", "--screen-width", "2"]);
     let request = CollapseSolveRequest {

@@ -126,13 +126,9 @@ fn main() {
         SolveMethod::Screened(width) => {
             format!("NMCS level {} screened (width {})", args.level, width.get())
         }
-        SolveMethod::Beam(beam) => format!(
-            "beam search (first width {}, refinement factor {})",
-            beam.width.get(),
-            beam.refine_factor.get()
-        ),
-        SolveMethod::TabuBeam(beam) => format!(
-            "tabu-colour beam search (first width {}, refinement factor {})",
+        SolveMethod::Beam(beam) | SolveMethod::TabuBeam(beam) => format!(
+            "{}beam search (first width {}, refinement factor {})",
+            if args.tabu { "tabu-colour " } else { "" },
             beam.width.get(),
             beam.refine_factor.get()
         ),

@@ -19,6 +19,20 @@ use super::plane::{Plane, lane_low_bits};
 /// The largest side a [`CompactGame`] holds, in cells.
 pub const COMPACT_SIDE: usize = 16;
 
+/// The starting value of the positions' hashes (the golden ratio's 64-bit fraction).
+pub(crate) const HASH_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// The odd multiplier of [`mix_word`] (MurmurHash3's 64-bit finaliser constant).
+const HASH_MULTIPLIER: u64 = 0xff51_afd7_ed55_8ccd;
+
+/// One step of the positions' hashes: `word` mixed into `hash` (xor, multiply, fold the high
+/// half down). Every board hash of the search chains it, on planes' words or columns' bits.
+#[inline]
+pub(crate) fn mix_word(hash: u64, word: u64) -> u64 {
+    let hash = (hash ^ word).wrapping_mul(HASH_MULTIPLIER);
+    hash ^ hash >> 32
+}
+
 /// A settled collapse-family position of at most 16x16 cells ([`COMPACT_SIDE`]) with one
 /// 256-bit plane per colour present on the starting board: lists, counts and draws legal
 /// groups and applies taps with a few word operations per step and no allocation. Built from a
@@ -397,35 +411,27 @@ impl CompactGame {
     /// differ by the same bits); the beam of [`SolveMethod::Beam`](crate::SolveMethod::Beam)
     /// keeps this hash so that its answers stay those of its first version.
     pub(crate) fn fingerprint(&self) -> u64 {
-        let mut hash = 0x9e37_79b9_7f4a_7c15u64 ^ u64::from(self.tiles);
-        for plane in self.planes() {
-            for word in plane.words() {
-                hash = (hash ^ word).wrapping_mul(0xff51_afd7_ed55_8ccd);
-                hash ^= hash >> 32;
-            }
-        }
-        hash
+        let words = self.planes().iter().flat_map(|plane| plane.words());
+        words.fold(HASH_SEED ^ u64::from(self.tiles), mix_word)
     }
 
     /// A 64-bit hash of the planes alone (the tile count follows from them): equal positions
     /// hash alike, and distinct ones collide with odds of about 2^-64 a pair. Four independent
     /// chains (one per word of a plane, so their multiplications overlap), then mixed into one.
     pub(crate) fn lane_fingerprint(&self) -> u64 {
-        const MULTIPLIER: u64 = 0xff51_afd7_ed55_8ccd;
         let mut lanes = [
-            0x9e37_79b9_7f4a_7c15u64,
+            HASH_SEED,
             0xc2b2_ae3d_27d4_eb4f,
             0x1656_67b1_9e37_79f9,
             0x27d4_eb2f_1656_67c5,
         ];
         for plane in self.planes() {
             for (lane, word) in lanes.iter_mut().zip(plane.words()) {
-                *lane = (*lane ^ word).wrapping_mul(MULTIPLIER);
-                *lane ^= *lane >> 32;
+                *lane = mix_word(*lane, word);
             }
         }
         lanes.iter().fold(0, |hash, &lane| {
-            let hash = (hash ^ lane).wrapping_mul(MULTIPLIER);
+            let hash = (hash ^ lane).wrapping_mul(HASH_MULTIPLIER);
             hash ^ hash >> 29
         })
     }

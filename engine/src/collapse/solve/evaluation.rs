@@ -4,7 +4,7 @@
 //! legal group and for colours split into several groups (the formula is in `beam`'s docs).
 
 use crate::collapse::bitboard::CollapseGame;
-use crate::collapse::compact::CompactGame;
+use crate::collapse::compact::{CompactGame, HASH_SEED, mix_word};
 use crate::collapse::plane::Plane;
 use crate::params::MinGroup;
 use crate::position::Position;
@@ -168,11 +168,11 @@ impl BeamGame for CollapseGame {
     }
 
     fn fingerprint(&self) -> u64 {
-        self.hash_from(0x9e37_79b9_7f4a_7c15u64 ^ self.tiles_left() as u64)
+        column_hash(self, HASH_SEED ^ self.tiles_left() as u64)
     }
 
     fn lane_fingerprint(&self) -> u64 {
-        self.hash_from(0x9e37_79b9_7f4a_7c15u64)
+        column_hash(self, HASH_SEED)
     }
 
     fn state_bytes(&self) -> usize {
@@ -256,23 +256,12 @@ impl Weights {
     }
 }
 
-/// The hashes of [`CollapseGame`]'s planes.
-trait PlaneHash {
-    /// The planes, column by column and colour by colour, chained from `seed`.
-    fn hash_from(&self, seed: u64) -> u64;
-}
-
-impl PlaneHash for CollapseGame {
-    fn hash_from(&self, seed: u64) -> u64 {
-        let mut hash = seed;
-        for col in 0..self.columns() {
-            for slot in 0..self.slot_count() {
-                hash = (hash ^ self.plane(col, slot)).wrapping_mul(0xff51_afd7_ed55_8ccd);
-                hash ^= hash >> 32;
-            }
-        }
-        hash
-    }
+/// `game`'s column planes, column by column and colour by colour, chained from `seed` by
+/// [`mix_word`].
+fn column_hash(game: &CollapseGame, seed: u64) -> u64 {
+    let words = (0..game.columns())
+        .flat_map(|col| (0..game.slot_count()).map(move |slot| game.plane(col, slot)));
+    words.fold(seed, mix_word)
 }
 
 /// Tile counts whose colour terms [`Evaluation`] tabulates: every colour of a board of at most

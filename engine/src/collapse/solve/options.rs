@@ -167,10 +167,11 @@ pub const MAX_REFINE_FACTOR: u32 = 16;
 /// the first that is at least 8 until one is at least an eighth of the first beam's width,
 /// then they double: 8, 16, 32, ... at 2; 16, 64, 256, 512, 1024, ... at 4 with a first width
 /// of 2000 ([`SolveSchedule::Single`] runs the passes no wider than an eighth of the first
-/// width, 16 and 64 there; [`SolveSchedule::Restarts`] goes on until a limit). Each pass costs about as many nodes as its width and the last complete
-/// pass finds most of a search's answer, so a larger factor reaches a wide pass sooner on a
-/// fixed budget, at the price of fewer narrow passes; past an eighth of the first width the
-/// passes double so that the last one, which the budget cuts, wastes less of it. Above 2 the
+/// width, 16 and 64 there; [`SolveSchedule::Restarts`] goes on until a limit). Each pass costs
+/// about as many nodes as its width and the last complete pass finds most of a search's
+/// answer, so a larger factor reaches a wide pass sooner on a fixed budget, at the price of
+/// fewer narrow passes; past an eighth of the first width the passes double so that the last
+/// one, which the budget cuts, wastes less of it. Above 2 the
 /// last pass is also sized to the node budget: a pass that would not fit in what is left (its
 /// cost estimated from the last complete pass's, in proportion to the width) is narrowed to the
 /// width that would take 95% of it, when that is still wider than the last complete pass. 2
@@ -332,10 +333,10 @@ pub enum SolveMethod {
     /// several groups) go on. Then refinement passes walk the best line and follow every tap
     /// on it by a beam of 8, 16, 32, ... states (the powers of [`BeamOptions::refine_factor`]),
     /// switching to any better game: up to `width / 8` with [`SolveSchedule::Single`], until a
-    /// limit with [`SolveSchedule::Restarts`]. The seed
-    /// only draws the playout that finishes a beam a limit stops. On 10x10 PopStar this beats
-    /// NMCS at equal time (docs/solver.md, "Beam search"). The clear goal's Monte-Carlo step
-    /// runs [`Self::Screened`] at the default width instead.
+    /// limit with [`SolveSchedule::Restarts`]. The seed only draws the playout that finishes a
+    /// beam a limit stops. On 10x10 PopStar this beats NMCS at equal time (docs/solver.md,
+    /// "Beam search"). The clear goal's Monte-Carlo step runs [`Self::Screened`] at the default
+    /// width instead.
     Beam(BeamOptions),
     /// [`Self::Beam`] with the tabu-colour estimate, tuned on the 20 standard SameGame
     /// positions: the colour with the most tiles is counted apart (the colour SameGame's best

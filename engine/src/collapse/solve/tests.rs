@@ -302,8 +302,21 @@ fn threads_share_the_budget_and_repeat_themselves() {
 }
 
 fn beam(width: u32, schedule: SolveSchedule, options: SolveOptions) -> SolveOptions {
+    refined_beam(width, DEFAULT_REFINE_FACTOR, schedule, options)
+}
+
+/// `options` with [`SolveMethod::Beam`] of `width` and refinement factor `factor`.
+fn refined_beam(
+    width: u32,
+    factor: u32,
+    schedule: SolveSchedule,
+    options: SolveOptions,
+) -> SolveOptions {
     SolveOptions {
-        method: SolveMethod::Beam(BeamOptions::doubling(BeamWidth::parse(width).unwrap())),
+        method: SolveMethod::Beam(BeamOptions {
+            width: BeamWidth::parse(width).unwrap(),
+            refine_factor: RefineFactor::parse(factor).unwrap(),
+        }),
         schedule,
         ..options
     }
@@ -317,15 +330,12 @@ fn beam_answers_stay_those_of_its_first_version_where_hashes_collide() {
     let board = settled("RBGB/BBGB/RGRG/BRGB/BBRR/BGRB/GRRB/RGRR");
     let searched = SolveOptions {
         seed: 492,
+        min_group: MinGroup::parse(3).unwrap(),
         ..beam(
             8,
             SolveSchedule::Restarts,
             options(ScoringRule::SameGame, 2, 2_000),
         )
-    };
-    let searched = SolveOptions {
-        min_group: MinGroup::parse(3).unwrap(),
-        ..searched
     };
     let solution = solve(&board, &searched, &SolveControl::default());
     check_replays(&board, &searched, &solution);
@@ -496,13 +506,12 @@ fn the_refinement_passes_widen_by_the_refine_factor() {
     // answer replays to its score.
     let board = settled("ABCAB/BCABC/CAACB/ABBCA/BCCAB/CABBC");
     for (factor, runs) in [(2, 5), (3, 3), (4, 3), (8, 3)] {
-        let searched = SolveOptions {
-            method: SolveMethod::Beam(BeamOptions {
-                width: BeamWidth::parse(512).unwrap(),
-                refine_factor: RefineFactor::parse(factor).unwrap(),
-            }),
-            ..options(ScoringRule::SameGame, 2, 10_000_000)
-        };
+        let searched = refined_beam(
+            512,
+            factor,
+            SolveSchedule::Single,
+            options(ScoringRule::SameGame, 2, 10_000_000),
+        );
         let solution = solve(&board, &searched, &SolveControl::default());
         check_replays(&board, &searched, &solution);
         assert_eq!(solution.stop, SolveStop::Completed, "factor {factor}");
@@ -511,14 +520,12 @@ fn the_refinement_passes_widen_by_the_refine_factor() {
     // With RESTARTS the passes go on to the width cap (62,601 states of this board), doubling
     // from the first at least 512 / 8: 16, 64, 128, 256, ..., 32768 and the capped 65536, so
     // 12 passes and the beam (by 4 all along it would be 7 passes).
-    let searched = SolveOptions {
-        method: SolveMethod::Beam(BeamOptions {
-            width: BeamWidth::parse(512).unwrap(),
-            refine_factor: RefineFactor::parse(4).unwrap(),
-        }),
-        schedule: SolveSchedule::Restarts,
-        ..options(ScoringRule::SameGame, 2, 100_000_000)
-    };
+    let searched = refined_beam(
+        512,
+        4,
+        SolveSchedule::Restarts,
+        options(ScoringRule::SameGame, 2, 100_000_000),
+    );
     let solution = solve(&board, &searched, &SolveControl::default());
     check_replays(&board, &searched, &solution);
     assert_eq!(
