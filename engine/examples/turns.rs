@@ -21,7 +21,9 @@
 //! outcomes of every valid swap, `certain_outcomes`), or `plain-steps-N` and `level-steps-N`
 //! (the first 64 turns of exactly `N` cascade steps among 20,000 boards of the `plain` or
 //! `level` kind, so the two paths compare on equal steps; fewer turns when the boards hold
-//! fewer, as the selection prints); the total divided by `64 * rounds` is the count of one
+//! fewer, as the selection prints), or `plain-steps-N-cells-M` and `level-steps-N-cells-M`
+//! (the same, of turns that also clear exactly `M` cells and end without a shuffle, so the two
+//! paths compare on equal work); the total divided by `64 * rounds` is the count of one
 //! turn. `census` (no rounds) prints the `plain` and `level` kinds' turns by number of steps.
 
 use std::hint::black_box;
@@ -112,13 +114,16 @@ fn hint_outcomes(board: &StableBoard) {
     black_box(engine::certain_outcomes(board, false, 200).unwrap());
 }
 
-/// A recorded turn's steps and cells cleared (the groups' cells and the effects').
-fn turn_work(
-    board: &StableBoard,
-    swap: Swap,
-    seed: u64,
-    options: CascadeOptions,
-) -> (usize, usize) {
+/// What a recorded turn did: its cascade steps, its cells cleared (the groups' cells and the
+/// effects') and whether its final board was dead and shuffled.
+struct TurnWork {
+    steps: usize,
+    cleared: usize,
+    shuffled: bool,
+}
+
+/// The work of the recorded turn of `swap` on `board` with refill seed `seed`.
+fn turn_work(board: &StableBoard, swap: Swap, seed: u64, options: CascadeOptions) -> TurnWork {
     let mut rng = engine::rng_from_seed(seed);
     let outcome = engine::resolve_swap(board.clone(), swap, options, &mut rng).unwrap();
     let cleared = outcome
@@ -128,7 +133,11 @@ fn turn_work(
             step.groups.iter().map(|g| g.cells.len()).sum::<usize>() + step.effect_cleared.len()
         })
         .sum();
-    (outcome.steps.len(), cleared)
+    TurnWork {
+        steps: outcome.steps.len(),
+        cleared,
+        shuffled: outcome.board_before_shuffle.is_some(),
+    }
 }
 
 /// The `plain` and `level` kinds' 64 turns by number of cascade steps: prints, for each
@@ -143,9 +152,9 @@ fn census() {
         let (mut steps, mut cleared) = (0, 0);
         for (seed, (board, swap)) in boards.iter().enumerate() {
             let work = turn_work(board, *swap, seed as u64, options);
-            *turns_by_steps.entry(work.0).or_insert(0) += 1;
-            steps += work.0;
-            cleared += work.1;
+            *turns_by_steps.entry(work.steps).or_insert(0) += 1;
+            steps += work.steps;
+            cleared += work.cleared;
         }
         println!(
             "{family}: turns by steps {turns_by_steps:?}; {:.2} steps, {:.1} cells cleared a turn",
@@ -168,12 +177,14 @@ fn family_boards(family: &str, count: usize) -> Vec<(StableBoard, Swap)> {
     }
 }
 
-/// The first 64 turns (fewer when the boards hold fewer) of `family` (the boards of [`family_boards`], each with its first valid
-/// swap and, as in the `plain` and `level` kinds, its index for refill seed) whose cascade has
-/// exactly `steps` steps. Printed one board index per line, then their mean cells cleared a
-/// turn on stderr. `plain-steps-N` and `level-steps-N` run this in a child process, so the
+/// The first 64 turns (fewer when the boards hold fewer) of `family` (the boards of
+/// [`family_boards`], each with its first valid swap and, as in the `plain` and `level` kinds,
+/// its index for refill seed) whose cascade has exactly `steps` steps and, when `cells` is
+/// given, clears exactly `cells` cells and ends without a shuffle (a dead board's shuffle costs
+/// tens of thousands of instructions, which would swamp a comparison of cascades). Printed one
+/// board index per line, then their mean cells cleared a turn on stderr. `plain-steps-N` and `level-steps-N` run this in a child process, so the
 /// selection's thousands of resolutions leave nothing in the heap of the measured process.
-fn select_turns(family: &str, steps: usize) {
+fn select_turns(family: &str, steps: usize, cells: Option<usize>) {
     let options = if family == "level" {
         LEVEL_OPTIONS
     } else {
@@ -182,16 +193,23 @@ fn select_turns(family: &str, steps: usize) {
     let (mut chosen, mut cleared) = (0u32, 0);
     for (index, (board, swap)) in family_boards(family, SELECTION_BOARDS).iter().enumerate() {
         let work = turn_work(board, *swap, index as u64, options);
-        if work.0 == steps {
+        let wanted = match cells {
+            None => work.steps == steps,
+            Some(cells) => work.steps == steps && work.cleared == cells && !work.shuffled,
+        };
+        if wanted {
             println!("{index}");
-            cleared += work.1;
+            cleared += work.cleared;
             chosen += 1;
             if chosen == 64 {
                 break;
             }
         }
     }
-    assert!(chosen > 0, "no {family} turn of {steps} steps");
+    assert!(
+        chosen > 0,
+        "no {family} turn of {steps} steps, {cells:?} cells"
+    );
     eprintln!(
         "{chosen} {family} turns of {steps} step(s): {:.1} cells cleared a turn",
         cleared as f64 / f64::from(chosen)
@@ -200,10 +218,16 @@ fn select_turns(family: &str, steps: usize) {
 
 /// The turns [`select_turns`] picks, selected in a child process: each a board, its swap and
 /// its refill seed.
-fn turns_of_steps(family: &str, steps: usize) -> Vec<(StableBoard, Swap, u64)> {
+fn turns_of_steps(
+    family: &str,
+    steps: usize,
+    cells: Option<usize>,
+) -> Vec<(StableBoard, Swap, u64)> {
     let exe = std::env::current_exe().expect("the example's path");
+    let mut args = vec!["select".to_owned(), family.to_owned(), steps.to_string()];
+    args.extend(cells.map(|cells| cells.to_string()));
     let output = std::process::Command::new(exe)
-        .args(["select", family, &steps.to_string()])
+        .args(args)
         .stderr(std::process::Stdio::inherit())
         .output()
         .expect("the selection runs");
@@ -233,7 +257,10 @@ fn main() {
             .expect("a step count")
             .parse()
             .expect("a number");
-        return select_turns(&family, steps);
+        let cells = args
+            .next()
+            .map(|cells| cells.parse().expect("a cell count"));
+        return select_turns(&family, steps, cells);
     }
     let rounds: u64 = args.next().map_or(20, |r| r.parse().expect("rounds"));
     match kind.as_str() {
@@ -303,7 +330,11 @@ fn main() {
         }
         kind if kind.starts_with("plain-steps-") || kind.starts_with("level-steps-") => {
             let (family, steps) = kind.split_once("-steps-").expect("a family and a count");
-            let turns = turns_of_steps(family, steps.parse().expect("a step count"));
+            let (steps, cells) = match steps.split_once("-cells-") {
+                Some((steps, cells)) => (steps, Some(cells.parse().expect("a cell count"))),
+                None => (steps, None),
+            };
+            let turns = turns_of_steps(family, steps.parse().expect("a step count"), cells);
             for _ in 0..rounds {
                 for (board, swap, seed) in &turns {
                     if family == "level" {
