@@ -123,11 +123,14 @@ impl ColorPlanes {
         planes
     }
 
-    /// Empties the cells of `cells` in the first `rows` rows, in every plane.
-    pub(crate) fn remove_cells(&mut self, cells: &CellSet, rows: usize) {
+    /// Empties the cells of `cells` in the first `rows` rows, in the planes of the colours of
+    /// `colors` (bit `c` for colour `c`, `1..=16`; `u32::MAX` for every plane): the cells must
+    /// hold no other colour.
+    pub(crate) fn remove_cells(&mut self, cells: &CellSet, rows: usize, colors: u32) {
         let (rows, stride) = (rows.min(self.height), self.stride);
-        for color in 0..self.colors {
-            let plane = &mut self.words[color * stride + PAD_ABOVE..][..rows];
+        let planes = u64::from(colors >> 1) & ((1 << self.colors) - 1);
+        for color in BitIter(planes) {
+            let plane = &mut self.words[color as usize * stride + PAD_ABOVE..][..rows];
             for (line, &removed) in plane.iter_mut().zip(cells.rows()) {
                 *line &= !removed;
             }

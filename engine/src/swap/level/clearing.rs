@@ -157,12 +157,20 @@ pub(in crate::swap) fn clear_step(
     let consumed = combination
         .map(|(trigger, _)| [trigger.a, trigger.b].map(|i| (i / width, 1u64 << (i % width))));
     let mut locked_in_groups = 0;
+    // The specials among the groups' cleared cells, as one mask of columns (only whether it
+    // is zero matters), and one past the lowest row holding a cleared cell of a group.
+    let (mut specials_reached, mut group_rows) = (0, 0);
     for row in 0..height {
         let (group_line, locked_line) = (in_group.row(row), locked.row(row));
-        cleared.set_row(row, group_line & !locked_line);
+        let reached = group_line & !locked_line;
+        cleared.set_row(row, reached);
         unlocked.set_row(row, group_line & locked_line);
         locked_in_groups += (group_line & locked_line).count_ones() as usize;
         struck.set_row(row, 0);
+        specials_reached |= reached & masks.specials.row(row);
+        if reached != 0 {
+            group_rows = row + 1;
+        }
     }
     // The tiles of `mask` in row `row` are reached: cleared, or unlocked when locked.
     let reach = |cleared: &mut CellSet, unlocked: &mut CellSet, row: usize, mask: u64| {
@@ -229,7 +237,13 @@ pub(in crate::swap) fn clear_step(
     // everything cleared so far that fires. Every cell queued from here on is cleared when it
     // is queued, and a firing queues only cells it newly clears: nothing is queued twice.
     let mut fired = Vec::new();
-    for row in 0..height {
+    // Without a combination only the groups' specials can start the chain.
+    let seed_rows = if combination.is_some() || specials_reached != 0 {
+        height
+    } else {
+        0
+    };
+    for row in 0..seed_rows {
         let mut candidates = cleared.row(row);
         if fire_as.is_none() {
             candidates &= masks.specials.row(row);
@@ -290,20 +304,29 @@ pub(in crate::swap) fn clear_step(
             }
         }
     }
-    let rows = cleared.rows()[..height]
-        .iter()
-        .rposition(|&line| line != 0)
-        .map_or(0, |row| row + 1);
+    // A step of groups alone (no combination, nothing fired) clears only their cells.
+    let groups_alone = combination.is_none() && fired.is_empty();
+    let rows = if groups_alone {
+        group_rows
+    } else {
+        cleared.rows()[..height]
+            .iter()
+            .rposition(|&line| line != 0)
+            .map_or(0, |row| row + 1)
+    };
     let mut effect_count = 0;
-    for (row, &line) in cleared.rows()[..rows].iter().enumerate() {
-        effect_count += (line & !in_group.row(row)).count_ones() as usize;
+    if !groups_alone {
+        for (row, &line) in cleared.rows()[..rows].iter().enumerate() {
+            effect_count += (line & !in_group.row(row)).count_ones() as usize;
+        }
     }
     // The groups partition the cells of `in_group`, all cleared but the locked ones.
     let count = effect_count + groups.iter().map(|group| group.cells.len()).sum::<usize>()
         - locked_in_groups;
     debug_assert_eq!(count, cleared.len_within(height));
     let swapped = trigger.map(|t| [t.a, t.b]);
-    let mut created: Vec<Special> = if specials {
+    // Every special is made from a run of 4 or more.
+    let mut created: Vec<Special> = if specials && groups.iter().any(|g| g.cells.len() >= 4) {
         groups
             .iter()
             .filter_map(|group| {
@@ -336,7 +359,15 @@ pub(in crate::swap) fn clear_step(
             cells[col as usize] = PieceKind::Normal;
         }
     }
-    planes.remove_cells(cleared, rows);
+    // A step of groups alone clears only the groups' colours.
+    let cleared_colors = if groups_alone {
+        groups
+            .iter()
+            .fold(0, |colors, group| colors | 1 << group.color)
+    } else {
+        u32::MAX
+    };
+    planes.remove_cells(cleared, rows, cleared_colors);
     for special in &created {
         let i = special.position.row as usize * width + special.position.col as usize;
         colors[i] = special.color;
