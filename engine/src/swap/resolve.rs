@@ -53,7 +53,7 @@ pub fn resolve_swap<R: Rng + ?Sized>(
     options: CascadeOptions,
     rng: &mut R,
 ) -> Result<CascadeOutcome, EngineError> {
-    let mut steps = Vec::new();
+    let mut steps = Vec::with_capacity(2);
     let summary = resolve_swap_into(board, swap, options, rng, &mut steps)?;
     Ok(summary.with_steps(steps))
 }
