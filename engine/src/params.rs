@@ -1,8 +1,41 @@
 //! Request parameters parsed once into typed values: a value of these types is in range by
 //! construction, so the rules never re-check or re-clamp it.
 
+use std::fmt;
+use std::ops::RangeInclusive;
+
 use super::board::{MAX_COLOR, MAX_SIDE};
 use super::error::EngineError;
+
+/// A request's value of `field` where 0 asks for a default: `default` for 0, else `value` when
+/// it lies in `range`.
+///
+/// # Errors
+/// [`EngineError::InvalidParameter`] naming `field`: "must be A..=B (0 means D), got V".
+pub(crate) fn zero_means_default<T>(
+    field: &'static str,
+    value: T,
+    default: T,
+    range: RangeInclusive<T>,
+) -> Result<T, EngineError>
+where
+    T: Copy + Default + PartialOrd + fmt::Display,
+{
+    if value == T::default() {
+        Ok(default)
+    } else if range.contains(&value) {
+        Ok(value)
+    } else {
+        Err(EngineError::InvalidParameter {
+            field,
+            reason: format!(
+                "must be {}..={} (0 means {default}), got {value}",
+                range.start(),
+                range.end()
+            ),
+        })
+    }
+}
 
 fn check_side(field: &'static str, value: u32) -> Result<u8, EngineError> {
     if (1..=MAX_SIDE).contains(&value) {
@@ -90,14 +123,8 @@ impl MinGroup {
     /// # Errors
     /// [`EngineError::InvalidParameter`] naming `min_group`.
     pub fn parse(value: u32) -> Result<Self, EngineError> {
-        match value {
-            0 => Ok(Self::DEFAULT),
-            MIN_GROUP_FLOOR..=MIN_GROUP_CEILING => Ok(Self(value as u16)),
-            _ => Err(EngineError::InvalidParameter {
-                field: "min_group",
-                reason: format!("must be 2..=4096 (0 means 2), got {value}"),
-            }),
-        }
+        let range = MIN_GROUP_FLOOR..=MIN_GROUP_CEILING;
+        zero_means_default("min_group", value, MIN_GROUP_FLOOR, range).map(|v| Self(v as u16))
     }
 
     /// The minimum size, in cells, `2..=4096`.
@@ -121,6 +148,19 @@ pub const MIN_GROUP_CEILING: u32 = 64 * 64;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zero_asks_for_the_default_and_an_error_names_the_field_and_range() {
+        assert_eq!(zero_means_default("f", 0u32, 7, 2..=9), Ok(7));
+        assert_eq!(zero_means_default("f", 9u64, 7, 2..=9), Ok(9));
+        assert_eq!(
+            zero_means_default("min_group", 1u32, 2, 2..=4096),
+            Err(EngineError::InvalidParameter {
+                field: "min_group",
+                reason: "must be 2..=4096 (0 means 2), got 1".to_owned(),
+            })
+        );
+    }
 
     #[test]
     fn min_group_range() {

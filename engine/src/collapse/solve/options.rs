@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::EngineError;
-use crate::params::MinGroup;
+use crate::params::{MinGroup, zero_means_default};
 use crate::scoring::ScoringRule;
 
 use super::SolveStop;
@@ -42,16 +42,8 @@ impl SolveLevel {
     /// # Errors
     /// [`EngineError::InvalidParameter`] naming `level`.
     pub fn parse(value: u32) -> Result<Self, EngineError> {
-        match value {
-            0 => Ok(Self(DEFAULT_SOLVE_LEVEL as u8)),
-            1..=MAX_SOLVE_LEVEL => Ok(Self(value as u8)),
-            _ => Err(EngineError::InvalidParameter {
-                field: "level",
-                reason: format!(
-                    "must be 1..={MAX_SOLVE_LEVEL} (0 means {DEFAULT_SOLVE_LEVEL}), got {value}"
-                ),
-            }),
-        }
+        let range = 1..=MAX_SOLVE_LEVEL;
+        zero_means_default("level", value, DEFAULT_SOLVE_LEVEL, range).map(|v| Self(v as u8))
     }
 
     /// The level, `1..=5`.
@@ -70,16 +62,7 @@ impl NodeBudget {
     /// # Errors
     /// [`EngineError::InvalidParameter`] naming `max_nodes`.
     pub fn parse(value: u64) -> Result<Self, EngineError> {
-        match value {
-            0 => Ok(Self(DEFAULT_SOLVE_NODES)),
-            1..=MAX_SOLVE_NODES => Ok(Self(value)),
-            _ => Err(EngineError::InvalidParameter {
-                field: "max_nodes",
-                reason: format!(
-                    "must be 1..={MAX_SOLVE_NODES} (0 means {DEFAULT_SOLVE_NODES}), got {value}"
-                ),
-            }),
-        }
+        zero_means_default("max_nodes", value, DEFAULT_SOLVE_NODES, 1..=MAX_SOLVE_NODES).map(Self)
     }
 
     /// The budget in taps.
@@ -99,16 +82,9 @@ impl ScreenWidth {
     /// # Errors
     /// [`EngineError::InvalidParameter`] naming `screen_width`.
     pub fn parse(value: u32) -> Result<Self, EngineError> {
-        match value {
-            0 => Ok(Self(DEFAULT_SCREEN_WIDTH as u16)),
-            1..=MAX_SCREEN_WIDTH => Ok(Self(value as u16)),
-            _ => Err(EngineError::InvalidParameter {
-                field: "screen_width",
-                reason: format!(
-                    "must be 1..={MAX_SCREEN_WIDTH} (0 means {DEFAULT_SCREEN_WIDTH}), got {value}"
-                ),
-            }),
-        }
+        let range = 1..=MAX_SCREEN_WIDTH;
+        zero_means_default("screen_width", value, DEFAULT_SCREEN_WIDTH, range)
+            .map(|v| Self(v as u16))
     }
 
     /// The width, `1..=256`.
@@ -136,16 +112,8 @@ impl BeamWidth {
     /// # Errors
     /// [`EngineError::InvalidParameter`] naming `beam_width`.
     pub fn parse(value: u32) -> Result<Self, EngineError> {
-        match value {
-            0 => Ok(Self(DEFAULT_BEAM_WIDTH)),
-            1..=MAX_BEAM_WIDTH_U32 => Ok(Self(value)),
-            _ => Err(EngineError::InvalidParameter {
-                field: "beam_width",
-                reason: format!(
-                    "must be 1..={MAX_BEAM_WIDTH} (0 means {DEFAULT_BEAM_WIDTH}), got {value}"
-                ),
-            }),
-        }
+        let range = 1..=MAX_BEAM_WIDTH as u32;
+        zero_means_default("beam_width", value, DEFAULT_BEAM_WIDTH, range).map(Self)
     }
 
     /// The width, `1..=65536`.
@@ -153,9 +121,6 @@ impl BeamWidth {
         self.0 as usize
     }
 }
-
-/// [`MAX_BEAM_WIDTH`] as a request value.
-const MAX_BEAM_WIDTH_U32: u32 = MAX_BEAM_WIDTH as u32;
 
 /// Refinement factor when a request leaves it at 0 ([`RefineFactor`]): passes of 8, 16, 32, ...
 pub const DEFAULT_REFINE_FACTOR: u32 = 2;
@@ -190,16 +155,9 @@ impl RefineFactor {
     /// # Errors
     /// [`EngineError::InvalidParameter`] naming `refine_factor`.
     pub fn parse(value: u32) -> Result<Self, EngineError> {
-        match value {
-            0 => Ok(Self::DOUBLING),
-            2..=MAX_REFINE_FACTOR => Ok(Self(value as u8)),
-            _ => Err(EngineError::InvalidParameter {
-                field: "refine_factor",
-                reason: format!(
-                    "must be 2..={MAX_REFINE_FACTOR} (0 means {DEFAULT_REFINE_FACTOR}), got {value}"
-                ),
-            }),
-        }
+        let range = 2..=MAX_REFINE_FACTOR;
+        zero_means_default("refine_factor", value, DEFAULT_REFINE_FACTOR, range)
+            .map(|v| Self(v as u8))
     }
 
     /// The factor, `2..=16`.
@@ -256,14 +214,7 @@ impl SolveThreads {
     /// # Errors
     /// [`EngineError::InvalidParameter`] naming `threads`.
     pub fn parse(value: u32) -> Result<Self, EngineError> {
-        match value {
-            0 => Ok(Self::ONE),
-            1..=MAX_SOLVE_THREADS => Ok(Self(value as u8)),
-            _ => Err(EngineError::InvalidParameter {
-                field: "threads",
-                reason: format!("must be 1..={MAX_SOLVE_THREADS} (0 means 1), got {value}"),
-            }),
-        }
+        zero_means_default("threads", value, 1, 1..=MAX_SOLVE_THREADS).map(|v| Self(v as u8))
     }
 
     /// The thread count, `1..=64`.
