@@ -182,8 +182,9 @@ fn family_boards(family: &str, count: usize) -> Vec<(StableBoard, Swap)> {
 /// its index for refill seed) whose cascade has exactly `steps` steps and, when `cells` is
 /// given, clears exactly `cells` cells and ends without a shuffle (a dead board's shuffle costs
 /// tens of thousands of instructions, which would swamp a comparison of cascades). Printed one
-/// board index per line, then their mean cells cleared a turn on stderr. `plain-steps-N` and `level-steps-N` run this in a child process, so the
-/// selection's thousands of resolutions leave nothing in the heap of the measured process.
+/// board index per line, then their mean cells cleared a turn on stderr. `plain-steps-N` and
+/// `level-steps-N` run this in a child process, so the selection's thousands of resolutions
+/// leave nothing in the heap of the measured process.
 fn select_turns(family: &str, steps: usize, cells: Option<usize>) {
     let options = if family == "level" {
         LEVEL_OPTIONS
@@ -193,11 +194,8 @@ fn select_turns(family: &str, steps: usize, cells: Option<usize>) {
     let (mut chosen, mut cleared) = (0u32, 0);
     for (index, (board, swap)) in family_boards(family, SELECTION_BOARDS).iter().enumerate() {
         let work = turn_work(board, *swap, index as u64, options);
-        let wanted = match cells {
-            None => work.steps == steps,
-            Some(cells) => work.steps == steps && work.cleared == cells && !work.shuffled,
-        };
-        if wanted {
+        let same_work = |cells| work.cleared == cells && !work.shuffled;
+        if work.steps == steps && cells.is_none_or(same_work) {
             println!("{index}");
             cleared += work.cleared;
             chosen += 1;
