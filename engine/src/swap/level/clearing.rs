@@ -158,8 +158,8 @@ pub(in crate::swap) fn clear_step(
         .map(|(trigger, _)| [trigger.a, trigger.b].map(|i| (i / width, 1u64 << (i % width))));
     let mut locked_in_groups = 0;
     // The specials among the groups' cleared cells, as one mask of columns (only whether it
-    // is zero matters), and one past the lowest row holding a cleared cell of a group.
-    let (mut specials_reached, mut group_rows) = (0, 0);
+    // is zero matters).
+    let mut specials_reached = 0;
     for row in 0..height {
         let (group_line, locked_line) = (in_group.row(row), locked.row(row));
         let reached = group_line & !locked_line;
@@ -168,9 +168,6 @@ pub(in crate::swap) fn clear_step(
         locked_in_groups += (group_line & locked_line).count_ones() as usize;
         struck.set_row(row, 0);
         specials_reached |= reached & masks.specials.row(row);
-        if reached != 0 {
-            group_rows = row + 1;
-        }
     }
     // The tiles of `mask` in row `row` are reached: cleared, or unlocked when locked.
     let reach = |cleared: &mut CellSet, unlocked: &mut CellSet, row: usize, mask: u64| {
@@ -306,14 +303,10 @@ pub(in crate::swap) fn clear_step(
     }
     // A step of groups alone (no combination, nothing fired) clears only their cells.
     let groups_alone = combination.is_none() && fired.is_empty();
-    let rows = if groups_alone {
-        group_rows
-    } else {
-        cleared.rows()[..height]
-            .iter()
-            .rposition(|&line| line != 0)
-            .map_or(0, |row| row + 1)
-    };
+    let rows = cleared.rows()[..height]
+        .iter()
+        .rposition(|&line| line != 0)
+        .map_or(0, |row| row + 1);
     let mut effect_count = 0;
     if !groups_alone {
         for (row, &line) in cleared.rows()[..rows].iter().enumerate() {
@@ -325,19 +318,14 @@ pub(in crate::swap) fn clear_step(
         - locked_in_groups;
     debug_assert_eq!(count, cleared.len_within(height));
     let swapped = trigger.map(|t| [t.a, t.b]);
-    // Every special is made from a run of 4 or more.
-    let mut created: Vec<Special> = if specials && groups.iter().any(|g| g.cells.len() >= 4) {
-        groups
-            .iter()
-            .filter_map(|group| {
-                let special = creation(planes, height, group, width, swapped)?;
-                on_cleared_cell(special, group, locked)
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    created.sort_unstable_by_key(|special| special.position);
+    let mut created = Vec::new();
+    if specials {
+        for group in groups {
+            let special = creation(planes, height, group, width, swapped);
+            created.extend(special.and_then(|special| on_cleared_cell(special, group, locked)));
+        }
+        created.sort_unstable_by_key(|special: &Special| special.position);
+    }
     // One pass over the cleared rows: the effect cells, the kind masks and the cells.
     let mut effect_cleared = Vec::with_capacity(effect_count);
     let (colors, kinds, _) = board.parts_mut();
